@@ -1,0 +1,13 @@
+import type { Platform } from "./types.ts";
+import { isReparsePoint, osDirs, processAlive } from "./host-node.ts";
+import { spawnChild } from "./spawn-node.ts";
+import { openBunDatabase } from "./sqlite-bun.ts";
+
+export const bunPlatform: Platform = {
+  name: "bun",
+  spawn: spawnChild,
+  openDatabase: openBunDatabase,
+  processAlive,
+  dirs: () => osDirs(),
+  isReparsePoint: (path) => isReparsePoint(path),
+};

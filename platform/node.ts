@@ -1,0 +1,13 @@
+import type { Platform } from "./types.ts";
+import { isReparsePoint, osDirs, processAlive } from "./host-node.ts";
+import { spawnChild } from "./spawn-node.ts";
+import { openLibsqlDatabase } from "./sqlite-libsql.ts";
+
+export const nodePlatform: Platform = {
+  name: "node",
+  spawn: spawnChild,
+  openDatabase: openLibsqlDatabase,
+  processAlive,
+  dirs: () => osDirs(),
+  isReparsePoint: (path) => isReparsePoint(path),
+};
