@@ -16,6 +16,8 @@ import { parseArgs } from "node:util";
 const ROOT = path.dirname(fileURLToPath(import.meta.url));
 const ENTRY = "src/cli/main.ts";
 const BUNDLE_NAME = "codex-bridge.mjs";
+/** runtimeTarget reported by dist/codex-bridge.mjs, which Node and Deno both run. */
+export const BUNDLE_RUNTIME_TARGET = "esm-bundle";
 
 /** Values esbuild embeds first; each is replaced (as a JSON string literal) after hashing. */
 export const PLACEHOLDERS = {
@@ -152,18 +154,6 @@ function substitute(text: string, values: Record<keyof typeof PLACEHOLDERS, stri
     out = out.split(JSON.stringify(PLACEHOLDERS[key])).join(JSON.stringify(values[key]));
   }
   return out;
-}
-
-/** Re-derives the fingerprint from a written bundle: puts the placeholders back and hashes. */
-export function fingerprintOfBundle(
-  text: string,
-  values: Record<keyof typeof PLACEHOLDERS, string>,
-): string {
-  let restored = text;
-  for (const key of Object.keys(PLACEHOLDERS) as (keyof typeof PLACEHOLDERS)[]) {
-    restored = restored.split(JSON.stringify(values[key])).join(JSON.stringify(PLACEHOLDERS[key]));
-  }
-  return sha256(restored);
 }
 
 interface Bundle {
@@ -365,10 +355,10 @@ async function main(): Promise<void> {
   }
   fs.mkdirSync(opts.distDir, { recursive: true });
   const bundlePath = path.join(opts.distDir, BUNDLE_NAME);
-  const bundleText = substitute(template, { fingerprint, builtAt, runtimeTarget: "node" });
+  const bundleText = substitute(template, { fingerprint, builtAt, runtimeTarget: BUNDLE_RUNTIME_TARGET });
   fs.writeFileSync(bundlePath, bundleText, { mode: 0o755 });
   fs.chmodSync(bundlePath, 0o755);
-  const info = { version, fingerprint, builtAt, placeholders: PLACEHOLDERS };
+  const info = { version, fingerprint, builtAt, bundleRuntimeTarget: BUNDLE_RUNTIME_TARGET, placeholders: PLACEHOLDERS };
   fs.writeFileSync(path.join(opts.distDir, "build-info.json"), `${JSON.stringify(info, null, 2)}\n`);
   const outputs: Output[] = [
     {

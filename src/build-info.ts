@@ -15,7 +15,7 @@ export interface BuildInfo {
   readonly fingerprint: string;
   /** ISO-8601 time of the build, or null when running unbundled. */
   readonly builtAt: string | null;
-  /** e.g. "bun-linux-x64" for a compiled binary, "node" for the bundle, "source-bun" for unbundled source. */
+  /** e.g. "bun-linux-x64" for a compiled binary, "esm-bundle" for dist/codex-bridge.mjs, "source-bun" for unbundled source. */
   readonly runtimeTarget: string;
 }
 

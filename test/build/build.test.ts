@@ -1,0 +1,172 @@
+// Builds the linux-x64 executable once, into temp dirs, and checks it the way a user downloading it would.
+import { spawnSync, type SpawnSyncReturns } from "node:child_process";
+import { createHash } from "node:crypto";
+import fs from "node:fs";
+import os from "node:os";
+import path from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import packageJson from "../../package.json" with { type: "json" };
+import { BUNDLE_RUNTIME_TARGET, PLACEHOLDERS } from "../../build.ts";
+
+const ROOT = path.resolve(import.meta.dirname, "../..");
+const BUN = path.join(ROOT, "node_modules", ".bin", "bun");
+const onLinuxX64 = process.platform === "linux" && process.arch === "x64";
+const hasStrace = spawnSync("strace", ["-V"]).status === 0;
+
+interface ReleaseInfo {
+  version: string;
+  fingerprint: string;
+  builtAt: string;
+  binaries: { target: string; file: string; bytes: number; sha256: string }[];
+}
+
+let work: string;
+let distDir: string;
+let outDir: string;
+let binary: string;
+let release: ReleaseInfo;
+
+function sha256(data: string | Uint8Array): string {
+  return createHash("sha256").update(data).digest("hex");
+}
+
+function buildScript(args: string[]): SpawnSyncReturns<string> {
+  return spawnSync(BUN, ["build.ts", ...args], { cwd: ROOT, encoding: "utf8", timeout: 600_000 });
+}
+
+/** Runs a program the way a user's shell would with a bare environment, from a dir with no node_modules. */
+function runBare(program: string, args: string[], cwd: string): SpawnSyncReturns<string> {
+  return spawnSync("env", ["-i", "PATH=/usr/bin:/bin", program, ...args], { cwd, encoding: "utf8", timeout: 60_000 });
+}
+
+function freshDir(name: string): string {
+  return fs.mkdtempSync(path.join(work, `${name}-`));
+}
+
+describe.skipIf(!onLinuxX64)("build.ts --target linux-x64", () => {
+  beforeAll(() => {
+    work = fs.mkdtempSync(path.join(os.tmpdir(), "codex-bridge-buildtest-"));
+    distDir = path.join(work, "dist");
+    outDir = path.join(work, "dist-binaries");
+    const res = buildScript(["--target", "linux-x64", "--dist", distDir, "--out", outDir]);
+    if (res.status !== 0) throw new Error(`build failed (${res.status}):\n${res.stdout}\n${res.stderr}`);
+    binary = path.join(outDir, "codex-bridge-linux-x64");
+    release = JSON.parse(fs.readFileSync(path.join(outDir, "BUILD-INFO.json"), "utf8")) as ReleaseInfo;
+  }, 600_000);
+
+  afterAll(() => {
+    if (work) fs.rmSync(work, { recursive: true, force: true });
+  });
+
+  it("writes only the requested executable, listed in SHA256SUMS with its real hash", () => {
+    const names = fs.readdirSync(outDir).sort();
+    expect(names).toEqual(["BUILD-INFO.json", "SHA256SUMS", "codex-bridge-linux-x64"]);
+    const sums = fs.readFileSync(path.join(outDir, "SHA256SUMS"), "utf8");
+    const lines = sums.trimEnd().split("\n");
+    expect(lines).toHaveLength(1);
+    const [hash, name] = lines[0].split("  ");
+    expect(name).toBe("codex-bridge-linux-x64");
+    expect(hash).toBe(sha256(fs.readFileSync(binary)));
+    // The format sha256sum -c reads.
+    const check = spawnSync("sha256sum", ["-c", "SHA256SUMS"], { cwd: outDir, encoding: "utf8" });
+    expect(check.status, check.stderr).toBe(0);
+    expect(check.stdout).toContain("codex-bridge-linux-x64: OK");
+  });
+
+  it("records a fingerprint that is the SHA-256 of the bundled code", () => {
+    expect(release.version).toBe(packageJson.version);
+    expect(release.fingerprint).toMatch(/^[0-9a-f]{64}$/);
+    const bundle = fs.readFileSync(path.join(distDir, "codex-bridge.mjs"), "utf8");
+    // Undo the three substitutions build.ts made after hashing, then hash again.
+    const substituted = [release.fingerprint, release.builtAt, BUNDLE_RUNTIME_TARGET].map((v) => JSON.stringify(v));
+    for (const literal of substituted) expect(bundle.split(literal).length - 1, literal).toBe(1);
+    const restored = bundle
+      .split(JSON.stringify(release.fingerprint))
+      .join(JSON.stringify(PLACEHOLDERS.fingerprint))
+      .split(JSON.stringify(release.builtAt))
+      .join(JSON.stringify(PLACEHOLDERS.builtAt))
+      .split(JSON.stringify(BUNDLE_RUNTIME_TARGET))
+      .join(JSON.stringify(PLACEHOLDERS.runtimeTarget));
+    expect(sha256(restored)).toBe(release.fingerprint);
+  });
+
+  it("runs --version with no node_modules, no bun and an empty environment, printing version and fingerprint", () => {
+    const home = freshDir("bare");
+    const copy = path.join(home, "codex-bridge");
+    fs.copyFileSync(binary, copy);
+    fs.chmodSync(copy, 0o755);
+    const res = runBare(copy, ["--version"], home);
+    expect(res.status, res.stderr).toBe(0);
+    expect(res.stdout).toContain(packageJson.version);
+    expect(res.stdout).toContain(release.fingerprint);
+  });
+
+  it("the Node bundle reports the same version and fingerprint", () => {
+    const res = spawnSync(process.execPath, [path.join(distDir, "codex-bridge.mjs"), "--version"], {
+      cwd: freshDir("node"),
+      encoding: "utf8",
+    });
+    expect(res.status, res.stderr).toBe(0);
+    expect(res.stdout).toContain(packageJson.version);
+    expect(res.stdout).toContain(release.fingerprint);
+  });
+
+  it("ignores a broken bunfig.toml and a .env in the working directory", () => {
+    const cwd = freshDir("hostile-cwd");
+    const reference = runBare(binary, ["--version"], freshDir("clean-cwd"));
+    fs.writeFileSync(path.join(cwd, ".env"), "CODEX_BIN=/nonexistent/codex\nCODEX_BRIDGE_CONFIG=/nonexistent.toml\n");
+    // A compiled binary that loaded this would stop with "failed to load bunfig".
+    fs.writeFileSync(path.join(cwd, "bunfig.toml"), 'preload = ["./missing.ts"]\nbroken =\n');
+    const res = runBare(binary, ["--version"], cwd);
+    expect(res.status, res.stderr).toBe(0);
+    expect(res.stdout).toBe(reference.stdout);
+    expect(res.stderr).not.toContain("bunfig");
+  });
+
+  it.skipIf(!hasStrace)("never opens .env or bunfig.toml (strace), while a default bun binary does", () => {
+    const cwd = freshDir("strace-cwd");
+    fs.writeFileSync(path.join(cwd, ".env"), "SOME_VAR=1\n");
+    fs.writeFileSync(path.join(cwd, "bunfig.toml"), "");
+    const opened = (program: string): string[] => {
+      const log = path.join(work, `strace-${path.basename(program)}.log`);
+      const res = spawnSync("strace", ["-f", "-qq", "-e", "trace=%file", "-o", log, program, "--version"], {
+        cwd,
+        encoding: "utf8",
+        timeout: 60_000,
+      });
+      expect(res.status, res.stderr).toBe(0);
+      return fs
+        .readFileSync(log, "utf8")
+        .split("\n")
+        .filter((l) => /"(?:[^"]*\/)?(?:\.env|bunfig\.toml)"/.test(l));
+    };
+    // Control: the same compiler without the two flags does read them, so the probe can see a regression.
+    const probeDir = freshDir("control");
+    fs.writeFileSync(path.join(probeDir, "probe.mjs"), "console.log('probe');\n");
+    const control = path.join(probeDir, "probe");
+    const built = spawnSync(BUN, ["build", "probe.mjs", "--compile", `--outfile=${control}`], {
+      cwd: probeDir,
+      encoding: "utf8",
+      timeout: 300_000,
+    });
+    expect(built.status, built.stderr).toBe(0);
+    expect(opened(control).length).toBeGreaterThan(0);
+    fs.rmSync(control, { force: true });
+
+    expect(opened(binary)).toEqual([]);
+  });
+
+  it("builds the same fingerprint again from the same source (deterministic)", () => {
+    const again = freshDir("dist-again");
+    const res = buildScript(["--bundle-only", "--dist", again]);
+    expect(res.status, res.stderr).toBe(0);
+    const info = JSON.parse(fs.readFileSync(path.join(again, "build-info.json"), "utf8")) as { fingerprint: string };
+    expect(info.fingerprint).toBe(release.fingerprint);
+  });
+
+  it("fails loudly on an unknown target", () => {
+    const res = buildScript(["--target", "plan9-x64", "--bundle-only", "--dist", freshDir("unused")]);
+    expect(res.status).toBe(1);
+    expect(res.stderr).toContain('unknown target "plan9-x64"');
+  });
+});
