@@ -1,0 +1,145 @@
+import fs from "node:fs";
+import path from "node:path";
+import mime from "mime";
+import picomatch from "picomatch";
+import { ArtifactPathError, isInsideRoot, normalizeRelativePath, realRoot, relativeTo, resolveProjectDir } from "./resolve.ts";
+import { sensitiveMatcher } from "./sensitive.ts";
+
+export interface FileEntry {
+  path: string;
+  size: number;
+  /** ISO 8601, second precision. */
+  mtime: string;
+  kind: "file" | "dir" | "symlink";
+  mime?: string;
+}
+
+export interface ListOptions {
+  path?: string;
+  /** Defaults to true when a query is given, else false. */
+  recursive?: boolean;
+  /** A glob when it holds *, ?, [ or {; otherwise a case-insensitive substring of the relative path. */
+  query?: string;
+  offset?: number;
+  limit?: number;
+  sensitive: readonly string[];
+  maxDepth?: number;
+  /** Most directory entries examined in one listing, so a huge tree cannot stall the bridge. */
+  maxVisited?: number;
+}
+
+export interface ListResult {
+  entries: FileEntry[];
+  total: number;
+  next_offset?: number;
+  /** The walk stopped at its depth or count bound; narrow `path` or `query`. */
+  truncated?: true;
+}
+
+export const LIST_DEFAULT_LIMIT = 100;
+export const LIST_MAX_LIMIT = 500;
+const DEFAULT_MAX_DEPTH = 32;
+const DEFAULT_MAX_VISITED = 50_000;
+
+export function isoSeconds(d: Date): string {
+  return d.toISOString().replace(/\.\d{3}Z$/, "Z");
+}
+
+function queryMatcher(query: string | undefined): ((rel: string) => boolean) | undefined {
+  if (query === undefined || query === "") return undefined;
+  if (/[*?[\]{}]/.test(query)) {
+    const m = picomatch(query.replace(/\\/g, "/"), { nocase: true, dot: true, basename: true });
+    return (rel) => m(rel);
+  }
+  const needle = query.toLowerCase();
+  return (rel) => rel.toLowerCase().includes(needle);
+}
+
+function compare(a: string, b: string): number {
+  return a < b ? -1 : a > b ? 1 : 0;
+}
+
+/** Lists file metadata under a project directory; sensitive and escaping entries are left out silently. */
+export function listFiles(root: string, opts: ListOptions): ListResult {
+  const offset = opts.offset ?? 0;
+  const limit = opts.limit ?? LIST_DEFAULT_LIMIT;
+  if (!Number.isInteger(offset) || offset < 0) throw new RangeError("offset must be a non-negative integer");
+  if (!Number.isInteger(limit) || limit < 1 || limit > LIST_MAX_LIMIT) throw new RangeError(`limit must be an integer from 1 to ${LIST_MAX_LIMIT}`);
+  const base = resolveProjectDir(root, opts.path ?? "", opts);
+  const rootReal = realRoot(root);
+  const isSensitive = sensitiveMatcher(opts.sensitive);
+  const matches = queryMatcher(opts.query);
+  const recursive = opts.recursive ?? matches !== undefined;
+  const maxDepth = opts.maxDepth ?? DEFAULT_MAX_DEPTH;
+  const maxVisited = opts.maxVisited ?? DEFAULT_MAX_VISITED;
+
+  const found: FileEntry[] = [];
+  let visited = 0;
+  let truncated = false;
+  // Directories are walked by their real location but reported by the path the caller used.
+  const stack: { abs: string; rel: string; depth: number }[] = [{ abs: base.abs, rel: base.rel, depth: 0 }];
+  while (stack.length) {
+    const dir = stack.pop()!;
+    let names: fs.Dirent[];
+    try {
+      names = fs.readdirSync(dir.abs, { withFileTypes: true });
+    } catch {
+      continue;
+    }
+    for (const d of names) {
+      if (++visited > maxVisited) {
+        truncated = true;
+        break;
+      }
+      if (d.name === ".git") continue;
+      const rel = dir.rel === "" ? d.name : `${dir.rel}/${d.name}`;
+      try {
+        // The same lexical rules as reads, so nothing is listed that cannot then be opened.
+        normalizeRelativePath(rel, opts);
+      } catch (e) {
+        if (e instanceof ArtifactPathError) continue;
+        throw e;
+      }
+      const abs = path.join(dir.abs, d.name);
+      let lst: fs.Stats;
+      try {
+        lst = fs.lstatSync(abs);
+      } catch {
+        continue;
+      }
+      let kind: FileEntry["kind"] = lst.isDirectory() ? "dir" : lst.isSymbolicLink() ? "symlink" : "file";
+      let st = lst;
+      if (kind === "symlink") {
+        try {
+          const real = fs.realpathSync.native(abs);
+          if (!isInsideRoot(rootReal, real)) continue;
+          const realRel = relativeTo(rootReal, real);
+          if (realRel !== "" && isSensitive(realRel)) continue;
+          st = fs.statSync(real);
+        } catch {
+          continue;
+        }
+      } else if (!lst.isFile() && !lst.isDirectory()) {
+        continue;
+      }
+      const entry: FileEntry = { path: rel, size: st.isDirectory() ? 0 : st.size, mtime: isoSeconds(st.mtime), kind };
+      if (st.isFile()) {
+        const type = mime.getType(d.name);
+        if (type) entry.mime = type;
+      }
+      if (!matches || matches(rel)) found.push(entry);
+      // Symlinked directories are not descended into: that is how loops and escapes would start.
+      if (recursive && kind === "dir") {
+        if (dir.depth + 1 < maxDepth) stack.push({ abs, rel, depth: dir.depth + 1 });
+        else truncated = true;
+      }
+    }
+    if (truncated && visited > maxVisited) break;
+  }
+  found.sort((a, b) => compare(a.path, b.path));
+  const page = found.slice(offset, offset + limit);
+  const result: ListResult = { entries: page, total: found.length };
+  if (offset + page.length < found.length) result.next_offset = offset + page.length;
+  if (truncated) result.truncated = true;
+  return result;
+}
