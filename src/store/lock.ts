@@ -57,6 +57,8 @@ const DEFAULT_POLL_MS = 100;
 const UNREADABLE_GRACE_MS = 5000;
 // The takeover guard is held for a few file operations only; older than this, its owner died holding it.
 const GUARD_STALE_MS = 10_000;
+// Longer than both grace periods above, so a transient state always resolves before we give up.
+const TRANSIENT_CAP_MS = 20_000;
 
 type ReadResult = { kind: "missing" } | { kind: "unreadable"; ageMs: number } | { kind: "held"; holder: LockHolder; raw: string };
 
@@ -166,19 +168,20 @@ export async function acquireHolderLock(databasePath: string, opts: AcquireLockO
       );
     }
     const current = readLock(lockPath);
-    if (current.kind === "missing") continue; // released between our attempt and the read
-    if (current.kind === "held" && isDead(current.holder)) {
-      if (removeStaleLock(lockPath, current.raw, self, isDead)) continue;
-    } else if (current.kind === "unreadable" && current.ageMs > UNREADABLE_GRACE_MS) {
-      if (removeStaleLock(lockPath, null, self, isDead)) continue;
-    } else if (current.kind === "held") {
-      lastHolder = current.holder;
-    }
     const waited = Date.now() - started;
-    if (waited >= waitMs) {
-      throw new StoreLockedError(databasePath, lastHolder ?? null, waited);
+    if (current.kind === "held" && !isDead(current.holder)) {
+      lastHolder = current.holder;
+      if (waited >= waitMs) throw new StoreLockedError(databasePath, current.holder, waited);
+    } else {
+      // Missing, half-written, or a dead holder someone else is replacing: these settle within moments, so they
+      // are waited out even past waitMs; the cap only guards against a lock directory that never settles.
+      if (current.kind === "held" && removeStaleLock(lockPath, current.raw, self, isDead)) continue;
+      if (current.kind === "unreadable" && current.ageMs > UNREADABLE_GRACE_MS && removeStaleLock(lockPath, null, self, isDead)) continue;
+      if (current.kind === "missing") continue;
+      if (waited >= waitMs + TRANSIENT_CAP_MS) throw new StoreLockedError(databasePath, lastHolder ?? null, waited);
     }
-    await sleep(Math.min(pollMs, Math.max(1, waitMs - waited)));
+    const remaining = waitMs - (Date.now() - started);
+    await sleep(remaining > 0 ? Math.min(pollMs, remaining) : Math.min(pollMs, 20));
   }
 }
 

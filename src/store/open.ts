@@ -103,11 +103,16 @@ export async function openStateDatabase(
     throw unusable(absolute, err);
   }
 
-  const lock = await acquireHolderLock(absolute, {
-    processAlive: (pid) => platform.processAlive(pid),
-    waitMs: opts.lockWaitMs,
-    pid: opts.pid,
-  });
+  let lock: HolderLock;
+  try {
+    lock = await acquireHolderLock(absolute, {
+      processAlive: (pid) => platform.processAlive(pid),
+      waitMs: opts.lockWaitMs,
+      pid: opts.pid,
+    });
+  } catch (err) {
+    throw unusable(absolute, err);
+  }
 
   let db: Database | undefined;
   try {
