@@ -1,0 +1,182 @@
+// The shape of config.toml, checked with zod. Keys stay snake_case, exactly as users write them,
+// so an error message can name the key the user has to fix.
+import { z } from "zod";
+
+export const MIB = 1024 * 1024;
+export const DEFAULT_MAX_ARTIFACT_BYTES = 32 * MIB;
+export const MAX_MAX_ARTIFACT_BYTES = 256 * MIB;
+export const DEFAULT_INLINE_ARTIFACT_BYTES = 4 * MIB;
+export const DEFAULT_RELAY_MAX_RESULT_BYTES = 256 * 1024;
+export const DEFAULT_WAIT_TIMEOUT_SECONDS = 25;
+export const MAX_WAIT_TIMEOUT_SECONDS = 300;
+export const DEFAULT_PROFILE_ID = "default";
+
+export const ID_PATTERN = /^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$/;
+export const ID_RULE = "1-64 characters: letters, digits, '.', '_' or '-', starting with a letter or digit";
+
+/** Always refused for artifact transfer unless the user sets replace_default_sensitive_paths = true. */
+export const DEFAULT_SENSITIVE_PATHS: readonly string[] = Object.freeze([
+  ".env",
+  ".env.*",
+  "*.pem",
+  "*.key",
+  "id_rsa*",
+  "id_dsa*",
+  "id_ed25519*",
+  "id_ecdsa*",
+  "*.p12",
+  "*.pfx",
+  "*.jks",
+  "*.keystore",
+  ".npmrc",
+  ".pypirc",
+  ".netrc",
+  "_netrc",
+  ".pgpass",
+  ".git-credentials",
+  "credentials*",
+  "secrets.*",
+  ".aws/**",
+  ".ssh/**",
+  ".gnupg/**",
+  ".docker/config.json",
+  ".kube/config",
+  ".git/config",
+]);
+
+export const APPROVAL_POLICIES = ["untrusted", "on-request", "never"] as const;
+export const SANDBOX_TYPES = ["read-only", "workspace-write", "danger-full-access"] as const;
+
+const oneOf = (values: readonly string[]) => `must be one of ${values.map((v) => `"${v}"`).join(", ")}`;
+
+const intRange = (min: number, max: number, unit = "") => {
+  const msg = `must be a whole number from ${min} to ${max}${unit}`;
+  return z.number({ error: msg }).int({ error: msg }).min(min, { error: msg }).max(max, { error: msg });
+};
+
+const regexSource = z.string({ error: "must be a string holding a regular expression" }).superRefine((src, ctx) => {
+  try {
+    new RegExp(src);
+  } catch (err) {
+    ctx.addIssue({ code: "custom", message: `is not a valid regular expression (${(err as Error).message})` });
+  }
+});
+
+const absolutePath = z
+  .string({ error: "must be a string holding an absolute path" })
+  .min(1, { error: "must be an absolute path, not empty" });
+
+const stringList = (what: string) => z.array(z.string({ error: `must be a list of ${what}` }), { error: `must be a list of ${what}` });
+
+export const profileInputSchema = z.strictObject({
+  model: z.string({ error: 'must be a string (use "" to inherit Codex\'s default)' }).optional(),
+  effort: z.string({ error: 'must be a string (use "" to inherit Codex\'s default)' }).optional(),
+  service_tier: z.string({ error: 'must be a string (use "" to inherit Codex\'s default)' }).optional(),
+  approval_policy: z.enum(APPROVAL_POLICIES, { error: oneOf(APPROVAL_POLICIES) }).optional(),
+  sandbox_type: z.enum(SANDBOX_TYPES, { error: oneOf(SANDBOX_TYPES) }).optional(),
+  network_access: z.boolean({ error: "must be true or false" }).optional(),
+  wait_timeout_seconds: intRange(1, MAX_WAIT_TIMEOUT_SECONDS, " (seconds)").optional(),
+  high_risk_patterns: z.array(regexSource, { error: "must be a list of regular expressions" }).optional(),
+  forbidden_patterns: z.array(regexSource, { error: "must be a list of regular expressions" }).optional(),
+});
+
+export const projectInputSchema = z.strictObject({
+  cwd: absolutePath,
+  aliases: stringList("alias names").optional(),
+  description: z.string({ error: "must be a string" }).optional(),
+});
+
+export const relayInputSchema = z.strictObject({
+  enabled: z.boolean({ error: "must be true or false" }).optional(),
+  max_result_bytes: intRange(1024, 16 * MIB, " (bytes)").optional(),
+});
+
+export const codexInputSchema = z.strictObject({
+  bin: absolutePath.optional(),
+});
+
+const table = <T extends z.ZodType>(value: T) => z.record(z.string(), value, { error: "must be a table" });
+
+export const configInputSchema = z.strictObject({
+  max_artifact_bytes: intRange(1, MAX_MAX_ARTIFACT_BYTES, " (bytes, at most 256 MiB)").optional(),
+  inline_artifact_bytes: intRange(1, MAX_MAX_ARTIFACT_BYTES, " (bytes, at most max_artifact_bytes)").optional(),
+  sensitive_paths: stringList("glob patterns").optional(),
+  replace_default_sensitive_paths: z.boolean({ error: "must be true or false" }).optional(),
+  allowed_roots: z.array(absolutePath, { error: "must be a list of absolute directory paths" }).optional(),
+  projects: table(projectInputSchema).optional(),
+  profiles: table(profileInputSchema).optional(),
+  relay: relayInputSchema.optional(),
+  codex: codexInputSchema.optional(),
+});
+
+/** Keys accepted in each kind of table, used to say what is allowed when a key is unknown. */
+export const ALLOWED_KEYS = {
+  top: Object.keys(configInputSchema.shape),
+  project: Object.keys(projectInputSchema.shape),
+  profile: Object.keys(profileInputSchema.shape),
+  relay: Object.keys(relayInputSchema.shape),
+  codex: Object.keys(codexInputSchema.shape),
+} as const;
+
+export type ConfigInput = z.infer<typeof configInputSchema>;
+export type ProfileInput = z.infer<typeof profileInputSchema>;
+export type ProjectInput = z.infer<typeof projectInputSchema>;
+
+// The resolved config handed to the rest of the bridge. Every default is filled in.
+export const profileSchema = z.object({
+  id: z.string(),
+  /** "" means: let Codex choose. */
+  model: z.string(),
+  effort: z.string(),
+  service_tier: z.string(),
+  approval_policy: z.enum(APPROVAL_POLICIES),
+  sandbox_type: z.enum(SANDBOX_TYPES),
+  network_access: z.boolean(),
+  wait_timeout_seconds: z.number().int(),
+  high_risk_patterns: z.array(z.string()),
+  forbidden_patterns: z.array(z.string()),
+});
+
+export const projectSchema = z.object({
+  id: z.string(),
+  /** As written in the config (absolute, normalized). */
+  cwd: z.string(),
+  /** The same directory with symlinks resolved; every containment check uses this one. */
+  real_cwd: z.string(),
+  aliases: z.array(z.string()),
+  description: z.string(),
+});
+
+export const bridgeConfigSchema = z.object({
+  max_artifact_bytes: z.number().int(),
+  inline_artifact_bytes: z.number().int(),
+  /** The effective list: defaults plus the user's, or only the user's when replaced. */
+  sensitive_paths: z.array(z.string()),
+  /** Real paths; undefined = no restriction, [] = every project refused. */
+  allowed_roots: z.array(z.string()).optional(),
+  projects: z.record(z.string(), projectSchema),
+  profiles: z.record(z.string(), profileSchema),
+  relay: z.object({ enabled: z.boolean(), max_result_bytes: z.number().int() }),
+  codex: z.object({ bin: z.string().optional() }),
+});
+
+export type Profile = z.infer<typeof profileSchema>;
+export type Project = z.infer<typeof projectSchema>;
+export type BridgeConfig = z.infer<typeof bridgeConfigSchema>;
+export type ApprovalPolicy = (typeof APPROVAL_POLICIES)[number];
+export type SandboxType = (typeof SANDBOX_TYPES)[number];
+
+export function builtinProfile(id: string): Profile {
+  return {
+    id,
+    model: "",
+    effort: "",
+    service_tier: "",
+    approval_policy: "on-request",
+    sandbox_type: "workspace-write",
+    network_access: false,
+    wait_timeout_seconds: DEFAULT_WAIT_TIMEOUT_SECONDS,
+    high_risk_patterns: [],
+    forbidden_patterns: [],
+  };
+}

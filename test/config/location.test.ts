@@ -1,0 +1,44 @@
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join, resolve } from "node:path";
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { resolveConfigPath } from "../../src/config/location.ts";
+
+let configDir: string;
+beforeEach(() => {
+  configDir = mkdtempSync(join(tmpdir(), "cb-loc-"));
+});
+afterEach(() => rmSync(configDir, { recursive: true, force: true }));
+
+describe("resolveConfigPath", () => {
+  it("prefers CODEX_BRIDGE_CONFIG, then the legacy variable", () => {
+    expect(resolveConfigPath({ env: { CODEX_BRIDGE_CONFIG: "/a.toml", CODEX_SUPERVISOR_CONFIG: "/b.toml" }, configDir })).toEqual({
+      path: resolve("/a.toml"),
+      source: "CODEX_BRIDGE_CONFIG",
+    });
+    expect(resolveConfigPath({ env: { CODEX_SUPERVISOR_CONFIG: "/b.toml" }, configDir })).toEqual({
+      path: resolve("/b.toml"),
+      source: "CODEX_SUPERVISOR_CONFIG",
+    });
+  });
+
+  it("ignores empty env values", () => {
+    expect(resolveConfigPath({ env: { CODEX_BRIDGE_CONFIG: "  " }, configDir }).source).toBe("default");
+  });
+
+  it("uses the codex-bridge dir by default, the legacy dir only when it alone has a file", () => {
+    const current = join(configDir, "codex-bridge", "config.toml");
+    const legacy = join(configDir, "codex-supervisor-mcp", "config.toml");
+    expect(resolveConfigPath({ env: {}, configDir })).toEqual({ path: current, source: "default" });
+    mkdirSync(join(configDir, "codex-supervisor-mcp"));
+    writeFileSync(legacy, "");
+    expect(resolveConfigPath({ env: {}, configDir })).toEqual({ path: legacy, source: "legacy-default" });
+    mkdirSync(join(configDir, "codex-bridge"));
+    writeFileSync(current, "");
+    expect(resolveConfigPath({ env: {}, configDir })).toEqual({ path: current, source: "default" });
+  });
+
+  it("an explicit path beats everything", () => {
+    expect(resolveConfigPath({ env: { CODEX_BRIDGE_CONFIG: "/a.toml" }, configDir, path: "/c.toml" }).source).toBe("explicit");
+  });
+});
