@@ -25,7 +25,8 @@ function loadLibsql(): Promise<LibsqlConstructor> {
   return driver;
 }
 
-const toDriverParams = (params: SqlValue[]): unknown[] => params;
+// libsql reads a lone object argument (null and Uint8Array included) as named parameters; one array is always positional.
+const toDriverParams = (params: SqlValue[]): unknown[] => [params];
 
 export async function openLibsqlDatabase(path: string): Promise<Database> {
   const Ctor = await loadLibsql();
