@@ -159,8 +159,12 @@ export function normalizeRelativePath(input: unknown, opts: ResolveOptions): str
     if (n > MAX_SEGMENT_BYTES) throw new ArtifactPathError("too_long", `path ${quote(input)}: a name is ${n} bytes long; the limit is ${MAX_SEGMENT_BYTES}`);
   }
   const rel = segments.join("/");
-  if (rel !== "" && isSensitive(rel, opts.sensitive)) {
-    throw new ArtifactPathError("sensitive", `path ${quote(input)} matches sensitive_paths and is not readable through the bridge`);
+  // A name that only decodes to a sensitive one ("%2eenv") is refused too: some layer may decode it.
+  for (const r of readings(input)) {
+    const candidate = r.split(/[\\/]/).filter((s) => s !== "" && s !== ".").join("/");
+    if (candidate !== "" && isSensitive(candidate, opts.sensitive)) {
+      throw new ArtifactPathError("sensitive", `path ${quote(input)} matches sensitive_paths and is not readable through the bridge`);
+    }
   }
   return rel;
 }
