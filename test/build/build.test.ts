@@ -79,7 +79,10 @@ describe.skipIf(!onLinuxX64)("build.ts --target linux-x64", () => {
     const bundle = fs.readFileSync(path.join(distDir, "codex-bridge.mjs"), "utf8");
     // Undo the three substitutions build.ts made after hashing, then hash again.
     const substituted = [release.fingerprint, release.builtAt, BUNDLE_RUNTIME_TARGET].map((v) => JSON.stringify(v));
-    for (const literal of substituted) expect(bundle.split(literal).length - 1, literal).toBe(1);
+    for (const literal of substituted) {
+      const why = `${literal} should occur once in the bundle (does src/cli/main.ts import src/build-info.ts?)`;
+      expect(bundle.split(literal).length - 1, why).toBe(1);
+    }
     const restored = bundle
       .split(JSON.stringify(release.fingerprint))
       .join(JSON.stringify(PLACEHOLDERS.fingerprint))
