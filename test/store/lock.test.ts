@@ -159,6 +159,26 @@ describe("holder lock", () => {
     expect(JSON.parse(readFileSync(`${db}.lock`, "utf8")).pid).toBe(Number(winnerPid));
   });
 
+  it("does not delete a fresh lock that replaced the stale one it saw (a faster starter won the takeover)", async () => {
+    const db = freshDb();
+    const deadHolder = { pid: 1111, startedAt: "2024-01-01T00:00:00.000Z", hostname: hostname() };
+    const winner = { pid: 2222, startedAt: "2024-01-02T00:00:00.000Z", hostname: hostname() };
+    writeFileSync(`${db}.lock`, JSON.stringify(deadHolder));
+    const alive = (pid: number): boolean => {
+      if (pid === deadHolder.pid) {
+        // Between our read and our removal, another starter removes the stale lock and writes its own.
+        writeFileSync(`${db}.lock`, JSON.stringify(winner));
+        return false;
+      }
+      return pid === winner.pid;
+    };
+    const err = await acquireHolderLock(db, { processAlive: alive, waitMs: 0 }).catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(StoreLockedError);
+    expect((err as Error).message).toContain("PID 2222");
+    expect(JSON.parse(readFileSync(`${db}.lock`, "utf8"))).toEqual(winner);
+    expect(existsSync(`${db}.lock.takeover`)).toBe(false);
+  });
+
   it("release leaves a lock alone that someone else has since taken", async () => {
     const db = freshDb();
     const lock = await acquireHolderLock(db, { processAlive: () => true });
