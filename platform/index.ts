@@ -24,3 +24,4 @@ export async function getPlatform(): Promise<Platform> {
 }
 
 export type * from "./types.ts";
+export { SpawnError } from "./spawn-node.ts";

@@ -73,7 +73,6 @@ class NodeChildHandle implements ChildHandle {
         exitSeen = { code, signal: signal ?? null };
         this.stdinGone = true;
         timer = setTimeout(() => settle(exitSeen!), DRAIN_GRACE_MS);
-        timer.unref?.();
       });
       child.on("close", (code, signal) => {
         settle(exitSeen ?? { code: typeof code === "number" && code >= 0 ? code : null, signal: signal ?? null });
