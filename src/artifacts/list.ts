@@ -107,7 +107,7 @@ export function listFiles(root: string, opts: ListOptions): ListResult {
       } catch {
         continue;
       }
-      let kind: FileEntry["kind"] = lst.isDirectory() ? "dir" : lst.isSymbolicLink() ? "symlink" : "file";
+      const kind: FileEntry["kind"] = lst.isDirectory() ? "dir" : lst.isSymbolicLink() ? "symlink" : "file";
       let st = lst;
       if (kind === "symlink") {
         try {
