@@ -1,0 +1,52 @@
+export const HELP = `codex-bridge: a local MCP server that lets an AI supervisor drive the real Codex (codex app-server).
+
+Usage:
+  codex-bridge [serve]              run the MCP server on stdio (stdout carries only MCP messages)
+  codex-bridge serve --http HOST:PORT [--token-file F] [--allow-non-loopback]
+                                    run it over Streamable HTTP instead (loopback only by default)
+  codex-bridge doctor [--json]      check Codex, login, app-server, models, projects, SQLite; exit 0 only when healthy
+  codex-bridge init [--project-id ID] [--cwd DIR] [--force]
+                                    write a commented starter config and print the tunnel-client line
+  codex-bridge demo                 run a whole supervised task against the real Codex with a built-in mock model
+  codex-bridge relay-fixture [--mock-provider] [--json]
+                                    prove the web-tool relay: a real Codex turn calls bridge_web_tool and uses the answer
+  codex-bridge --version | --help [command]
+
+Environment:
+  CODEX_BRIDGE_CONFIG (legacy CODEX_SUPERVISOR_CONFIG)  config file (default: <config dir>/codex-bridge/config.toml)
+  CODEX_BRIDGE_STATE  (legacy CODEX_SUPERVISOR_STATE)   SQLite state file, or :memory:
+  CODEX_BIN           (legacy CODEX_EXE)                the native codex executable (default: codex on PATH)`;
+
+const COMMANDS: Record<string, string> = {
+  serve: `codex-bridge serve [--http HOST:PORT] [--token-file FILE] [--allow-non-loopback]
+
+Runs the MCP server. Without --http it speaks MCP over stdin/stdout (for tunnel-client --mcp-command or any MCP
+client); diagnostics go to stderr. It exits within a second on stdin EOF, SIGTERM or a second SIGINT, stopping its
+Codex app-server. With --http it serves Streamable HTTP at http://HOST:PORT/mcp; HOST must be a loopback address
+unless --allow-non-loopback is given; --token-file makes it require "Authorization: Bearer <file contents>".`,
+  doctor: `codex-bridge doctor [--json]
+
+Checks the config (and each project), the SQLite state file, the Codex executable and version, app-server initialize,
+login availability (never identity or secrets) and the live model list. Prints one line per check, or a JSON report
+with --json. Exit code 0 only when every check passes; 1 otherwise.`,
+  init: `codex-bridge init [--project-id ID] [--cwd DIR] [--force] [--config FILE]
+
+Writes a commented starter config with one project (default: id "default", the current directory) to the config
+location (CODEX_BRIDGE_CONFIG or <config dir>/codex-bridge/config.toml). Refuses to overwrite an existing file
+without --force. Prints the tunnel-client init line with this binary's absolute path.`,
+  demo: `codex-bridge demo
+
+Runs a whole supervised task through the bridge's own MCP surface against the real Codex, with a built-in loopback
+mock of the model (no account, no network): start, wait, an approval, a web-tool relay, the result with evidence and
+an artifact. Everything is created in a temporary directory and removed afterwards.`,
+  "relay-fixture": `codex-bridge relay-fixture [--mock-provider] [--json]
+
+Creates a temporary Git project and config, runs the bridge's MCP server, starts a real Codex task whose model calls
+bridge_web_tool, answers with a random marker through codex_submit_tool_result, and checks that the same turn's final
+answer contains the marker. --mock-provider uses a built-in loopback mock of the Responses API and an isolated
+CODEX_HOME (offline). Without it the user's Codex login is used and a little quota is spent. Exit 0 on success.`,
+};
+
+export function commandHelp(cmd: string): string | undefined {
+  return COMMANDS[cmd];
+}

@@ -1,0 +1,70 @@
+import { StdioServerTransport } from "@modelcontextprotocol/sdk/server/stdio.js";
+import type { Platform } from "../../platform/types.ts";
+import { BUILD_INFO } from "../build-info.ts";
+import { createMcpServer } from "../mcp/server.ts";
+import { assembleBridge, describeStartupError, type Bridge } from "./assemble.ts";
+
+const log = (msg: string) => process.stderr.write(`codex-bridge: ${msg}\n`);
+
+export function mcpServerFor(bridge: Bridge) {
+  const c = bridge.config.config;
+  return createMcpServer({
+    platform: bridge.platform,
+    sup: bridge.sup,
+    health: bridge.health,
+    version: BUILD_INFO.version,
+    artifacts: {
+      projects: () => Object.fromEntries(Object.entries(c.projects).map(([id, p]) => [id, { cwd: p.real_cwd || p.cwd }])),
+      maxArtifactBytes: c.max_artifact_bytes,
+      inlineArtifactBytes: c.inline_artifact_bytes,
+      sensitivePaths: c.sensitive_paths,
+    },
+  });
+}
+
+export async function runServe(platform: Platform, args: string[]): Promise<number> {
+  const httpIdx = args.indexOf("--http");
+  if (httpIdx >= 0) {
+    const { runHttp } = await import("./serve-http.ts");
+    return runHttp(platform, args);
+  }
+  // stdout belongs to MCP: anything printed by accident must not corrupt the stream.
+  console.log = (...a: unknown[]) => log(a.map(String).join(" "));
+  let bridge: Bridge;
+  try {
+    bridge = await assembleBridge(platform, { env: process.env, cwd: process.cwd(), log });
+  } catch (err) {
+    log(describeStartupError(err));
+    return 1;
+  }
+  const server = mcpServerFor(bridge);
+  const transport = new StdioServerTransport();
+  let stopping = false;
+  const shutdown = async (why: string) => {
+    if (stopping) return;
+    stopping = true;
+    log(`stopping (${why})`);
+    const hard = setTimeout(() => process.exit(0), 900);
+    try {
+      process.stdin.pause();
+      await server.close().catch(() => {});
+      await bridge.close();
+    } finally {
+      clearTimeout(hard);
+      process.exit(0);
+    }
+  };
+  process.stdin.on("end", () => void shutdown("stdin closed"));
+  process.stdin.on("close", () => void shutdown("stdin closed"));
+  process.on("SIGTERM", () => void shutdown("SIGTERM"));
+  let sigints = 0;
+  process.on("SIGINT", () => {
+    sigints++;
+    if (sigints >= 2) void shutdown("SIGINT");
+    else log("SIGINT received; press Ctrl+C again to stop");
+  });
+  process.on("SIGHUP", () => void shutdown("SIGHUP"));
+  await server.connect(transport);
+  log(`ready: ${BUILD_INFO.version} (${BUILD_INFO.fingerprint.slice(0, 12)}), state ${bridge.store.path}, ${Object.keys(bridge.config.config.projects).length} project(s)`);
+  return -1;
+}

@@ -1,0 +1,35 @@
+import type { RpcErrorBody } from "./rpc-messages.ts";
+
+/** The app-server answered with a JSON-RPC error. */
+export class RpcError extends Error {
+  readonly code: number;
+  readonly data: unknown;
+  constructor(readonly method: string, body: RpcErrorBody) {
+    super(`${method} failed: ${body.message}`);
+    this.code = body.code;
+    this.data = body.data;
+  }
+}
+
+/**
+ * A mutating request went out but its acknowledgement never came. The app-server may or may not have acted on it,
+ * so it must be reported as UNKNOWN and never retried automatically.
+ */
+export class UnknownOutcomeError extends Error {
+  constructor(readonly method: string, readonly timeoutMs: number) {
+    super(`${method} was sent but not acknowledged within ${timeoutMs} ms: outcome UNKNOWN (it may have been accepted). Not retried.`);
+  }
+}
+
+/** A read-only request timed out; safe to ask again. */
+export class RequestTimeoutError extends Error {
+  constructor(readonly method: string, readonly timeoutMs: number) {
+    super(`${method} timed out after ${timeoutMs} ms`);
+  }
+}
+
+export class ConnectionClosedError extends Error {
+  constructor(readonly method: string, readonly detail: string) {
+    super(`${method}: the Codex app-server connection is closed (${detail})`);
+  }
+}

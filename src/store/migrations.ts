@@ -1,0 +1,88 @@
+import type { Migration } from "./migrate.ts";
+
+// Append only: a shipped migration is never edited, a new version is added instead.
+export const MIGRATIONS: Migration[] = [
+  {
+    version: 1,
+    name: "tasks, events, items, interactions, cursors",
+    sql: `
+CREATE TABLE tasks (
+  id TEXT PRIMARY KEY,
+  project_id TEXT NOT NULL,
+  profile_id TEXT NOT NULL,
+  thread_id TEXT,
+  turn_id TEXT,
+  state TEXT NOT NULL,
+  relay INTEGER NOT NULL DEFAULT 0,
+  prompt TEXT NOT NULL,
+  model TEXT,
+  effort TEXT,
+  turn_count INTEGER NOT NULL DEFAULT 0,
+  last_seq INTEGER NOT NULL DEFAULT 0,
+  final_message TEXT,
+  error_json TEXT,
+  unknown_json TEXT,
+  connection_id TEXT,
+  created_at TEXT NOT NULL,
+  updated_at TEXT NOT NULL
+);
+CREATE INDEX tasks_thread ON tasks(thread_id);
+CREATE INDEX tasks_updated ON tasks(updated_at);
+
+CREATE TABLE events (
+  task_id TEXT NOT NULL,
+  seq INTEGER NOT NULL,
+  turn_id TEXT,
+  kind TEXT NOT NULL,
+  item_id TEXT,
+  at TEXT NOT NULL,
+  data TEXT NOT NULL,
+  PRIMARY KEY (task_id, seq)
+);
+
+CREATE TABLE items (
+  task_id TEXT NOT NULL,
+  item_id TEXT NOT NULL,
+  turn_id TEXT,
+  type TEXT NOT NULL,
+  status TEXT,
+  data TEXT NOT NULL,
+  updated_at TEXT NOT NULL,
+  PRIMARY KEY (task_id, item_id)
+);
+
+CREATE TABLE interactions (
+  id TEXT PRIMARY KEY,
+  task_id TEXT NOT NULL,
+  kind TEXT NOT NULL,
+  method TEXT NOT NULL,
+  rpc_id TEXT NOT NULL,
+  connection_id TEXT NOT NULL,
+  thread_id TEXT,
+  turn_id TEXT,
+  item_id TEXT,
+  state TEXT NOT NULL,
+  params TEXT NOT NULL,
+  response TEXT,
+  response_hash TEXT,
+  note TEXT,
+  created_at TEXT NOT NULL,
+  updated_at TEXT NOT NULL
+);
+CREATE INDEX interactions_task ON interactions(task_id, state);
+
+CREATE TABLE cursors (
+  connection_key TEXT NOT NULL,
+  task_id TEXT NOT NULL,
+  seq INTEGER NOT NULL,
+  PRIMARY KEY (connection_key, task_id)
+);
+
+CREATE TABLE checkpoints (
+  task_id TEXT PRIMARY KEY,
+  data TEXT NOT NULL,
+  updated_at TEXT NOT NULL
+);
+`,
+  },
+];

@@ -1,0 +1,319 @@
+import type { Database, Row, SqlValue } from "../../platform/types.ts";
+import type {
+  EventRow,
+  InteractionRow,
+  InteractionState,
+  ItemRow,
+  TaskRow,
+  TaskState,
+} from "../supervisor/model.ts";
+
+const now = () => new Date().toISOString();
+const str = (v: SqlValue | undefined): string | null => (v === null || v === undefined ? null : String(v));
+const num = (v: SqlValue | undefined): number => (v === null || v === undefined ? 0 : Number(v));
+const json = <T>(v: SqlValue | undefined, fallback: T): T => {
+  if (v === null || v === undefined) return fallback;
+  try {
+    return JSON.parse(String(v)) as T;
+  } catch {
+    return fallback;
+  }
+};
+
+function toTask(r: Row): TaskRow {
+  return {
+    id: String(r.id),
+    project_id: String(r.project_id),
+    profile_id: String(r.profile_id),
+    thread_id: str(r.thread_id),
+    turn_id: str(r.turn_id),
+    state: String(r.state) as TaskState,
+    relay: num(r.relay) === 1,
+    prompt: String(r.prompt),
+    model: str(r.model),
+    effort: str(r.effort),
+    turn_count: num(r.turn_count),
+    last_seq: num(r.last_seq),
+    final_message: str(r.final_message),
+    error: json(r.error_json, null),
+    unknown: json(r.unknown_json, null),
+    connection_id: str(r.connection_id),
+    created_at: String(r.created_at),
+    updated_at: String(r.updated_at),
+  };
+}
+
+function toEvent(r: Row): EventRow {
+  return {
+    task_id: String(r.task_id),
+    seq: num(r.seq),
+    turn_id: str(r.turn_id),
+    kind: String(r.kind),
+    item_id: str(r.item_id),
+    at: String(r.at),
+    data: json(r.data, {}),
+  };
+}
+
+function toInteraction(r: Row): InteractionRow {
+  return {
+    id: String(r.id),
+    task_id: String(r.task_id),
+    kind: String(r.kind) as InteractionRow["kind"],
+    method: String(r.method),
+    rpc_id: json(r.rpc_id, 0),
+    connection_id: String(r.connection_id),
+    thread_id: str(r.thread_id),
+    turn_id: str(r.turn_id),
+    item_id: str(r.item_id),
+    state: String(r.state) as InteractionState,
+    params: json(r.params, {}),
+    response: json(r.response, null),
+    response_hash: str(r.response_hash),
+    note: str(r.note),
+    created_at: String(r.created_at),
+    updated_at: String(r.updated_at),
+  };
+}
+
+function toItem(r: Row): ItemRow {
+  return {
+    task_id: String(r.task_id),
+    item_id: String(r.item_id),
+    turn_id: str(r.turn_id),
+    type: String(r.type),
+    status: str(r.status),
+    data: json(r.data, {}),
+    updated_at: String(r.updated_at),
+  };
+}
+
+export interface NewEvent {
+  turn_id: string | null;
+  kind: string;
+  item_id?: string | null;
+  data: Record<string, unknown>;
+}
+
+/** All SQL the supervisor needs, in one place. Every write that matters happens before it is acknowledged. */
+export class Repo {
+  constructor(readonly db: Database) {}
+
+  tx<T>(fn: () => T): T {
+    return this.db.transaction(fn);
+  }
+
+  insertTask(t: Pick<TaskRow, "id" | "project_id" | "profile_id" | "prompt" | "relay" | "model" | "effort" | "state">): TaskRow {
+    const at = now();
+    this.db
+      .prepare(
+        `INSERT INTO tasks (id, project_id, profile_id, state, relay, prompt, model, effort, created_at, updated_at)
+         VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+      )
+      .run(t.id, t.project_id, t.profile_id, t.state, t.relay ? 1 : 0, t.prompt, t.model, t.effort, at, at);
+    return this.task(t.id)!;
+  }
+
+  task(id: string): TaskRow | undefined {
+    const r = this.db.prepare(`SELECT * FROM tasks WHERE id = ?`).get(id);
+    return r ? toTask(r) : undefined;
+  }
+
+  taskByThread(threadId: string): TaskRow | undefined {
+    const r = this.db.prepare(`SELECT * FROM tasks WHERE thread_id = ? ORDER BY created_at DESC LIMIT 1`).get(threadId);
+    return r ? toTask(r) : undefined;
+  }
+
+  recentTasks(limit: number): TaskRow[] {
+    return this.db.prepare(`SELECT * FROM tasks ORDER BY updated_at DESC LIMIT ?`).all(limit).map(toTask);
+  }
+
+  tasksInStates(states: TaskState[]): TaskRow[] {
+    const marks = states.map(() => "?").join(",");
+    return this.db.prepare(`SELECT * FROM tasks WHERE state IN (${marks})`).all(...states).map(toTask);
+  }
+
+  updateTask(
+    id: string,
+    patch: Partial<Pick<TaskRow, "thread_id" | "turn_id" | "state" | "final_message" | "error" | "unknown" | "connection_id" | "turn_count" | "model" | "effort">>,
+  ): void {
+    const cols: string[] = [];
+    const vals: SqlValue[] = [];
+    for (const [k, v] of Object.entries(patch)) {
+      if (k === "error") {
+        cols.push("error_json = ?");
+        vals.push(v === null ? null : JSON.stringify(v));
+      } else if (k === "unknown") {
+        cols.push("unknown_json = ?");
+        vals.push(v === null ? null : JSON.stringify(v));
+      } else {
+        cols.push(`${k} = ?`);
+        vals.push(v as SqlValue);
+      }
+    }
+    cols.push("updated_at = ?");
+    vals.push(now());
+    this.db.prepare(`UPDATE tasks SET ${cols.join(", ")} WHERE id = ?`).run(...vals, id);
+  }
+
+  /** Appends events with consecutive per-task sequence numbers; returns the last seq. */
+  appendEvents(taskId: string, events: NewEvent[]): number {
+    if (events.length === 0) return this.task(taskId)?.last_seq ?? 0;
+    const row = this.db.prepare(`SELECT last_seq FROM tasks WHERE id = ?`).get(taskId);
+    let seq = num(row?.last_seq);
+    const at = now();
+    const ins = this.db.prepare(`INSERT INTO events (task_id, seq, turn_id, kind, item_id, at, data) VALUES (?, ?, ?, ?, ?, ?, ?)`);
+    for (const e of events) {
+      seq++;
+      ins.run(taskId, seq, e.turn_id, e.kind, e.item_id ?? null, at, JSON.stringify(e.data));
+    }
+    this.db.prepare(`UPDATE tasks SET last_seq = ?, updated_at = ? WHERE id = ?`).run(seq, at, taskId);
+    return seq;
+  }
+
+  events(taskId: string, afterSeq: number, limit: number, kinds?: string[]): EventRow[] {
+    if (kinds && kinds.length > 0) {
+      const marks = kinds.map(() => "?").join(",");
+      return this.db
+        .prepare(`SELECT * FROM events WHERE task_id = ? AND seq > ? AND kind IN (${marks}) ORDER BY seq LIMIT ?`)
+        .all(taskId, afterSeq, ...kinds, limit)
+        .map(toEvent);
+    }
+    return this.db
+      .prepare(`SELECT * FROM events WHERE task_id = ? AND seq > ? ORDER BY seq LIMIT ?`)
+      .all(taskId, afterSeq, limit)
+      .map(toEvent);
+  }
+
+  event(taskId: string, seq: number): EventRow | undefined {
+    const r = this.db.prepare(`SELECT * FROM events WHERE task_id = ? AND seq = ?`).get(taskId, seq);
+    return r ? toEvent(r) : undefined;
+  }
+
+  upsertItem(i: Omit<ItemRow, "updated_at">): void {
+    this.db
+      .prepare(
+        `INSERT INTO items (task_id, item_id, turn_id, type, status, data, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?)
+         ON CONFLICT(task_id, item_id) DO UPDATE SET turn_id = excluded.turn_id, type = excluded.type,
+           status = excluded.status, data = excluded.data, updated_at = excluded.updated_at`,
+      )
+      .run(i.task_id, i.item_id, i.turn_id, i.type, i.status, JSON.stringify(i.data), now());
+  }
+
+  item(taskId: string, itemId: string): ItemRow | undefined {
+    const r = this.db.prepare(`SELECT * FROM items WHERE task_id = ? AND item_id = ?`).get(taskId, itemId);
+    return r ? toItem(r) : undefined;
+  }
+
+  items(taskId: string, type?: string): ItemRow[] {
+    const rows = type
+      ? this.db.prepare(`SELECT * FROM items WHERE task_id = ? AND type = ? ORDER BY rowid`).all(taskId, type)
+      : this.db.prepare(`SELECT * FROM items WHERE task_id = ? ORDER BY rowid`).all(taskId);
+    return rows.map(toItem);
+  }
+
+  insertInteraction(i: Omit<InteractionRow, "created_at" | "updated_at" | "response" | "response_hash" | "note">): void {
+    const at = now();
+    this.db
+      .prepare(
+        `INSERT INTO interactions (id, task_id, kind, method, rpc_id, connection_id, thread_id, turn_id, item_id, state, params, created_at, updated_at)
+         VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+      )
+      .run(
+        i.id,
+        i.task_id,
+        i.kind,
+        i.method,
+        JSON.stringify(i.rpc_id),
+        i.connection_id,
+        i.thread_id,
+        i.turn_id,
+        i.item_id,
+        i.state,
+        JSON.stringify(i.params),
+        at,
+        at,
+      );
+  }
+
+  interaction(id: string): InteractionRow | undefined {
+    const r = this.db.prepare(`SELECT * FROM interactions WHERE id = ?`).get(id);
+    return r ? toInteraction(r) : undefined;
+  }
+
+  interactions(taskId: string, states?: InteractionState[]): InteractionRow[] {
+    if (states) {
+      const marks = states.map(() => "?").join(",");
+      return this.db
+        .prepare(`SELECT * FROM interactions WHERE task_id = ? AND state IN (${marks}) ORDER BY created_at, rowid`)
+        .all(taskId, ...states)
+        .map(toInteraction);
+    }
+    return this.db.prepare(`SELECT * FROM interactions WHERE task_id = ? ORDER BY created_at, rowid`).all(taskId).map(toInteraction);
+  }
+
+  interactionsByConnection(connectionId: string, states: InteractionState[]): InteractionRow[] {
+    const marks = states.map(() => "?").join(",");
+    return this.db
+      .prepare(`SELECT * FROM interactions WHERE connection_id = ? AND state IN (${marks})`)
+      .all(connectionId, ...states)
+      .map(toInteraction);
+  }
+
+  interactionsInStates(states: InteractionState[]): InteractionRow[] {
+    const marks = states.map(() => "?").join(",");
+    return this.db.prepare(`SELECT * FROM interactions WHERE state IN (${marks})`).all(...states).map(toInteraction);
+  }
+
+  updateInteraction(id: string, patch: { state?: InteractionState; response?: unknown; response_hash?: string; note?: string }): void {
+    const cols: string[] = [];
+    const vals: SqlValue[] = [];
+    if (patch.state !== undefined) {
+      cols.push("state = ?");
+      vals.push(patch.state);
+    }
+    if (patch.response !== undefined) {
+      cols.push("response = ?");
+      vals.push(JSON.stringify(patch.response));
+    }
+    if (patch.response_hash !== undefined) {
+      cols.push("response_hash = ?");
+      vals.push(patch.response_hash);
+    }
+    if (patch.note !== undefined) {
+      cols.push("note = ?");
+      vals.push(patch.note);
+    }
+    cols.push("updated_at = ?");
+    vals.push(now());
+    this.db.prepare(`UPDATE interactions SET ${cols.join(", ")} WHERE id = ?`).run(...vals, id);
+  }
+
+  cursor(connectionKey: string, taskId: string): number | undefined {
+    const r = this.db.prepare(`SELECT seq FROM cursors WHERE connection_key = ? AND task_id = ?`).get(connectionKey, taskId);
+    return r ? num(r.seq) : undefined;
+  }
+
+  setCursor(connectionKey: string, taskId: string, seq: number): void {
+    this.db
+      .prepare(
+        `INSERT INTO cursors (connection_key, task_id, seq) VALUES (?, ?, ?)
+         ON CONFLICT(connection_key, task_id) DO UPDATE SET seq = excluded.seq`,
+      )
+      .run(connectionKey, taskId, seq);
+  }
+
+  checkpoint(taskId: string): Record<string, unknown> | undefined {
+    const r = this.db.prepare(`SELECT data FROM checkpoints WHERE task_id = ?`).get(taskId);
+    return r ? json(r.data, {}) : undefined;
+  }
+
+  setCheckpoint(taskId: string, data: Record<string, unknown>): void {
+    this.db
+      .prepare(
+        `INSERT INTO checkpoints (task_id, data, updated_at) VALUES (?, ?, ?)
+         ON CONFLICT(task_id) DO UPDATE SET data = excluded.data, updated_at = excluded.updated_at`,
+      )
+      .run(taskId, JSON.stringify(data), now());
+  }
+}

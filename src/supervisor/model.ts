@@ -1,0 +1,96 @@
+import { z } from "zod";
+
+export const TaskState = z.enum([
+  "starting",
+  "running",
+  "waiting_for_approval",
+  "waiting_for_tool",
+  "completed",
+  "failed",
+  "interrupted",
+  "connection_lost",
+  "unknown",
+]);
+export type TaskState = z.infer<typeof TaskState>;
+
+export const TERMINAL_STATES: ReadonlySet<TaskState> = new Set(["completed", "failed", "interrupted"]);
+/** States in which nothing more will happen without the supervisor acting. */
+export const SETTLED_STATES: ReadonlySet<TaskState> = new Set(["completed", "failed", "interrupted", "connection_lost", "unknown"]);
+
+export const InteractionKind = z.enum(["command", "fileChange", "permissions", "userInput", "elicitation", "tool", "unknown"]);
+export type InteractionKind = z.infer<typeof InteractionKind>;
+
+export const InteractionState = z.enum(["pending", "submitted", "resolved", "stale", "uncertain"]);
+export type InteractionState = z.infer<typeof InteractionState>;
+
+export interface TaskRow {
+  id: string;
+  project_id: string;
+  profile_id: string;
+  thread_id: string | null;
+  turn_id: string | null;
+  state: TaskState;
+  relay: boolean;
+  prompt: string;
+  model: string | null;
+  effort: string | null;
+  turn_count: number;
+  last_seq: number;
+  final_message: string | null;
+  error: TurnError | null;
+  unknown: UnknownOutcome | null;
+  connection_id: string | null;
+  created_at: string;
+  updated_at: string;
+}
+
+export interface TurnError {
+  message: string;
+  codexErrorInfo: unknown;
+  explanation: string;
+}
+
+export interface UnknownOutcome {
+  method: string;
+  at: string;
+  detail: string;
+}
+
+export interface EventRow {
+  task_id: string;
+  seq: number;
+  turn_id: string | null;
+  kind: string;
+  item_id: string | null;
+  at: string;
+  data: Record<string, unknown>;
+}
+
+export interface InteractionRow {
+  id: string;
+  task_id: string;
+  kind: InteractionKind;
+  method: string;
+  rpc_id: number | string;
+  connection_id: string;
+  thread_id: string | null;
+  turn_id: string | null;
+  item_id: string | null;
+  state: InteractionState;
+  params: Record<string, unknown>;
+  response: unknown;
+  response_hash: string | null;
+  note: string | null;
+  created_at: string;
+  updated_at: string;
+}
+
+export interface ItemRow {
+  task_id: string;
+  item_id: string;
+  turn_id: string | null;
+  type: string;
+  status: string | null;
+  data: Record<string, unknown>;
+  updated_at: string;
+}
