@@ -215,7 +215,7 @@ function renderGit(g: GitChecks): string {
   const parts: string[] = [];
   parts.push(g.head ? `HEAD ${g.head.slice(0, 12)}${g.branch ? ` on ${g.branch}` : " (detached)"}` : `no commits${g.branch ? ` on ${g.branch}` : ""}`);
   if (g.status_count === 0) parts.push("working tree clean");
-  else parts.push(`${g.status_count} changed: ${g.status.map((l) => l.trim()).join(", ")}${more(g.status_count - g.status.length)}`);
+  else parts.push(`${g.status_count} changed: ${g.status.join(", ")}${more(g.status_count - g.status.length)}`);
   if (g.diff_stat) parts.push(g.diff_stat);
   if (g.error) parts.push(`error: ${g.error}`);
   return `Git: ${parts.join("; ")}`;
