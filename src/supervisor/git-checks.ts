@@ -12,7 +12,7 @@ export interface GitChecks {
   /** `git status --porcelain` lines, at most GIT_STATUS_MAX_LINES. */
   status: string[];
   status_count: number;
-  /** `git diff --shortstat HEAD`: tracked changes against HEAD (untracked files show only in status). */
+  /** `git diff-index --shortstat HEAD` (plumbing: unlike `git diff` it never rewrites the index); untracked files show only in status. */
   diff_stat: string | null;
   error?: string;
 }
@@ -132,7 +132,7 @@ export async function runGitChecks(platform: Platform, cwd: string, opts: { time
   out.status_count = status.lines;
 
   if (out.head) {
-    const stat = await runGit(platform, cwd, ["diff", "--no-ext-diff", "--no-textconv", "--shortstat", "HEAD"], deadline);
+    const stat = await runGit(platform, cwd, ["diff-index", "--no-ext-diff", "--no-textconv", "--shortstat", "HEAD"], deadline);
     if (stat.code !== 0) return { ...out, error: describeFailure(stat, timeoutMs) };
     out.diff_stat = stat.stdout.trim() || null;
   }
