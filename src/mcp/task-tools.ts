@@ -1,6 +1,6 @@
 import type { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
 import { z } from "zod";
-import { buildResult, renderResultText } from "../supervisor/evidence.ts";
+import { buildResult, renderResultText, requireSettledTask } from "../supervisor/evidence.ts";
 import { runGitChecks } from "../supervisor/git-checks.ts";
 import { inspect } from "../supervisor/inspect.ts";
 import { waitForTask } from "../supervisor/observe.ts";
@@ -173,9 +173,10 @@ export function registerTaskTools(server: McpServer, sup: Supervisor, platform: 
         const hint = t.state === "connection_lost" ? "the connection was lost; codex_send starts a recovery turn" : "the turn has not ended; call codex_wait";
         return ok(`${t.id} is ${t.state}: no result yet (${hint})`, { task_id: t.id, state: t.state });
       }
+      requireSettledTask(sup.repo, t.id);
       const project = sup.settings.projects[t.project_id];
       const git = project ? await runGitChecks(platform, project.cwd) : null;
-      const result = buildResult(sup.repo, t.id, git);
+      const result = buildResult(sup.repo, t.id, git, { projectRoot: project?.cwd });
       return ok(renderResultText(result), result as unknown as Record<string, unknown>);
     }),
   );
