@@ -119,7 +119,7 @@ const ASSIGNMENT: Rule = {
   re: new RegExp(
     String.raw`(` +
       String.raw`(?:${CREDENTIAL_WORDS})(?![A-Za-z0-9])` + // keyword ends the key
-      String.raw`\\?["']?[ \t]{0,20}(?::=|:|=)[ \t]{0,20}` + // separator (also JSON inside a JSON string)
+      String.raw`\\?["']?[ \t]{0,20}(?::=|:|=)(?!=)[ \t]{0,20}` + // separator (also JSON inside a JSON string), not ==
       String.raw`)` +
       String.raw`(?!\[REDACTED|\\?["']?\[REDACTED)` +
       String.raw`(\\"(?:[^"\\\r\n]|\\[^"\r\n]){1,2000}(?:\\")?|"(?:[^"\\\r\n]|\\.){1,2000}"?|'[^'\r\n]{1,2000}'?|[^\s"'&,;}\]<>][^\r\n"'&,;}<>]{0,2000})`,
@@ -127,6 +127,7 @@ const ASSIGNMENT: Rule = {
   ),
   replace: (m) => {
     const key = m[1];
+    if (looksLikeCode(m[2])) return m[0];
     const kind = /pass/i.test(key) ? "password" : /cookie/i.test(key) ? "cookie" : "secret";
     const v = m[2];
     const q = v.startsWith('\\"') ? '\\"' : v[0] === '"' || v[0] === "'" ? v[0] : "";
@@ -135,6 +136,20 @@ const ASSIGNMENT: Rule = {
     return `${key}${q}${tag(kind)}${q}${trail}`;
   },
 };
+
+// Source code mentions credentials all the time without containing one: `password: string;`,
+// `token = getToken()`, `PASSWORD=$DB_PASSWORD`. Unquoted values shaped like code stay visible so
+// diffs remain readable; a quoted literal (`password = "x"`) is still redacted.
+const CODE_TYPES = /^(?:string|number|boolean|null|undefined|true|false|none|nil|str|int|bytes|any|unknown|never|object|optional|required)\b/i;
+const CODE_REFERENCE = /^(?:process\.env|os\.environ|os\.getenv|getenv|env\.|\$\{?[A-Za-z_]|%[A-Za-z_]+%|(?:req|request|this|self|args|opts|options|config|settings|params|input|form|data|body|ctx|props|secrets|vars)\.)/;
+const CODE_CALL = /^[A-Za-z_$][\w$.]*[ \t]*\(/;
+// `a.b.c;` only with the semicolon: a bare `p4ss.word` could be a real password.
+const CODE_MEMBER = /^[A-Za-z_$][\w$]*(?:\.[A-Za-z_$][\w$]*)+[ \t]*;[ \t]*$/;
+
+function looksLikeCode(value: string): boolean {
+  if (value[0] === '"' || value[0] === "'" || value.startsWith('\\"')) return false;
+  return CODE_TYPES.test(value) || CODE_REFERENCE.test(value) || CODE_CALL.test(value) || CODE_MEMBER.test(value);
+}
 
 // ODBC/ADO-style `;Pwd=...;` (a bare PWD= would hit the shell's working-directory variable).
 const CONN_PWD: Rule = {

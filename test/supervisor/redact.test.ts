@@ -141,6 +141,8 @@ describe("redactText: secret corpus", () => {
     expect(redactText("Authorization: Bearer abcdefghijklmnop1234")).toBe("Authorization: Bearer [REDACTED:bearer-token]");
     expect(redactText('{"password": "x1", "user": "bob"}')).toBe('{"password": "[REDACTED:password]", "user": "bob"}');
     expect(redactText("API_KEY=abc123  \nNEXT=1")).toBe("API_KEY=[REDACTED:secret]  \nNEXT=1");
+    expect(redactText('const password = "hunter2";')).toBe('const password = "[REDACTED:password]";');
+    expect(redactText("password=p4ss.word")).toBe("password=[REDACTED:password]");
   });
 
   it("redacts every secret when several share a line", () => {
@@ -190,6 +192,15 @@ describe("redactText: things that are not secrets", () => {
     "secret_name: db-creds",
     "npm install --save-exact zod@4.1.0",
     "Basic usage: run the tool",
+    "if (password === confirm) {",
+    "const password = req.body.password;",
+    "  password: string;",
+    "token = getToken(scope)",
+    "PASSWORD=${DB_PASSWORD}",
+    "export API_KEY=$OPENAI_API_KEY",
+    "api_key = os.environ['API_KEY']",
+    "const secret = config.auth.secret;",
+    "token: null,",
   ];
   for (const text of keep) {
     it(`keeps ${JSON.stringify(text)}`, () => {
