@@ -1,0 +1,82 @@
+// A stand-in for `codex app-server` for edge cases the real one cannot be made to produce on demand.
+// Its answers are the real 0.171.0 samples; FAKE_MODE picks the misbehaviour. Every received line is appended to FAKE_LOG.
+import { appendFileSync, readFileSync } from "node:fs";
+import { dirname, join } from "node:path";
+import { fileURLToPath } from "node:url";
+
+const samples = JSON.parse(
+  readFileSync(join(dirname(fileURLToPath(import.meta.url)), "..", "..", "..", "shared", "codex", "protocol-samples-0.171.0.json"), "utf8"),
+) as Record<string, { msg: Record<string, unknown> }>;
+const sample = (key: string) => structuredClone(samples[key]!.msg);
+
+const mode = process.env.FAKE_MODE ?? "normal";
+const log = process.env.FAKE_LOG;
+const send = (m: unknown) => process.stdout.write(JSON.stringify(m) + "\n");
+
+let buf = "";
+process.stdin.setEncoding("utf8");
+process.stdin.on("data", (chunk: string) => {
+  buf += chunk;
+  let nl: number;
+  while ((nl = buf.indexOf("\n")) >= 0) {
+    const line = buf.slice(0, nl);
+    buf = buf.slice(nl + 1);
+    if (!line.trim()) continue;
+    if (log) appendFileSync(log, line + "\n");
+    handle(JSON.parse(line) as { id?: number; method?: string; params?: Record<string, unknown> });
+  }
+});
+process.stdin.on("end", () => process.exit(0));
+
+function handle(m: { id?: number; method?: string; params?: Record<string, unknown> }): void {
+  if (m.id === undefined || !m.method) return;
+  switch (m.method) {
+    case "initialize": {
+      const r = sample("server response to initialize");
+      r.id = m.id;
+      send(r);
+      return;
+    }
+    case "model/list": {
+      const r = sample("server response to model/list");
+      r.id = m.id;
+      // Hold it until the next request, so the two answers arrive reversed.
+      if (mode === "out-of-order") heldAnswer = r;
+      else send(r);
+      return;
+    }
+    case "thread/start": {
+      const r = sample("server response to thread/start");
+      r.id = m.id;
+      send(r);
+      if (heldAnswer) send(heldAnswer);
+      heldAnswer = null;
+      return;
+    }
+    case "thread/read":
+      if (mode === "no-turn-ack") return; // a read that is never answered
+      break;
+    case "turn/start":
+      if (mode === "no-turn-ack") return; // never acknowledged: the outcome is UNKNOWN
+      {
+        const r = sample("server response to turn/start");
+        r.id = m.id;
+        send(r);
+      }
+      return;
+    case "huge-line":
+      send({ id: m.id, result: { blob: "x".repeat(Number(process.env.FAKE_HUGE ?? "2000000")) } });
+      send({ id: m.id + 1000, result: {} });
+      return;
+  }
+  switch (m.method) {
+    case "initialize":
+    case "model/list":
+    case "thread/start":
+    case "turn/start":
+      return;
+    default:
+      send({ id: m.id, error: { code: -32600, message: `fake: unsupported ${m.method}` } });
+  }
+}
+let heldAnswer: Record<string, unknown> | null = null;
