@@ -1,0 +1,157 @@
+// Test support: everything a bridge needs to run as a REAL child process (`bun src/cli/main.ts serve`) offline:
+// a temp Git project, an isolated CODEX_HOME on a loopback mock model, a config naming the project "demo", and a
+// state file. The environment is exactly the isolated one: nothing of the test runner's leaks into the bridge.
+import { readdirSync, readFileSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import type { MockProvider } from "../../src/mockprovider/index.ts";
+import { prepareRealCodex, PROJECT_ROOT, type RealCodex } from "./real-codex.ts";
+import { makeTempGitProject, type TempGitProject } from "./temp-project.ts";
+import { TunnelEmulator, type JsonRpcResponse, type TunnelEmulatorOptions } from "./tunnel-emulator.ts";
+
+export const BUN = join(PROJECT_ROOT, "node_modules", ".bin", "bun");
+export const MAIN = join(PROJECT_ROOT, "src", "cli", "main.ts");
+
+export interface BridgeSetupOptions {
+  approvalPolicy?: "untrusted" | "on-request" | "never";
+  sandboxType?: "read-only" | "workspace-write" | "danger-full-access";
+  files?: Record<string, string>;
+  /** Appended to the bridge's config.toml. */
+  extraConfig?: string;
+}
+
+export interface BridgeSetup {
+  projectDir: string;
+  configPath: string;
+  statePath: string;
+  provider: MockProvider;
+  /** The complete environment for the bridge child (undefined entries remove inherited variables). */
+  env: Record<string, string | undefined>;
+  /** Starts the bridge behind a tunnel emulator. */
+  spawn(opts?: TunnelEmulatorOptions): Promise<TunnelEmulator>;
+  cleanup(): Promise<void>;
+}
+
+export async function prepareBridge(opts: BridgeSetupOptions = {}): Promise<BridgeSetup> {
+  let codex: RealCodex | null = null;
+  let project: TempGitProject | null = null;
+  try {
+    codex = await prepareRealCodex();
+    project = makeTempGitProject({ files: opts.files });
+    const configPath = join(codex.codexHome, "bridge-config.toml");
+    const statePath = join(codex.codexHome, "bridge-state", "state.sqlite3");
+    writeFileSync(
+      configPath,
+      [
+        `[projects.demo]`,
+        `cwd = ${JSON.stringify(project.dir)}`,
+        ``,
+        `[profiles.default]`,
+        `approval_policy = ${JSON.stringify(opts.approvalPolicy ?? "never")}`,
+        `sandbox_type = ${JSON.stringify(opts.sandboxType ?? "workspace-write")}`,
+        opts.extraConfig ?? "",
+        ``,
+      ].join("\n"),
+    );
+    // Remove every inherited variable, then add back only the isolated set (the emulator merges onto process.env).
+    const env: Record<string, string | undefined> = {};
+    for (const k of Object.keys(process.env)) env[k] = undefined;
+    Object.assign(env, codex.env, {
+      CODEX_BRIDGE_CONFIG: configPath,
+      CODEX_BRIDGE_STATE: statePath,
+      CODEX_BIN: codex.codexBin,
+    });
+    const c = codex;
+    const p = project;
+    return {
+      projectDir: p.dir,
+      configPath,
+      statePath,
+      provider: c.provider,
+      env,
+      spawn: (o = {}) => TunnelEmulator.spawn(BUN, [MAIN, "serve"], { cwd: PROJECT_ROOT, deadlineMs: 60_000, ...o, env: { ...env, ...o.env } }),
+      async cleanup() {
+        await c.cleanup();
+        p.cleanup();
+      },
+    };
+  } catch (err) {
+    await codex?.cleanup();
+    project?.cleanup();
+    throw err;
+  }
+}
+
+export interface ToolAnswer {
+  isError: boolean;
+  text: string;
+  structured: Record<string, any>;
+}
+
+/** The tools/call result of a JSON-RPC response; throws on a JSON-RPC error (a protocol failure, not a tool error). */
+export function toolAnswer(res: JsonRpcResponse): ToolAnswer {
+  if (!("result" in res)) throw new Error(`JSON-RPC error: ${JSON.stringify(res.error)}`);
+  const r = res.result as { isError?: boolean; content?: { type: string; text?: string }[]; structuredContent?: Record<string, any> };
+  return {
+    isError: r.isError === true,
+    text: (r.content ?? [])
+      .filter((c) => c.type === "text")
+      .map((c) => c.text ?? "")
+      .join("\n"),
+    structured: r.structuredContent ?? {},
+  };
+}
+
+/** One tools/call through the emulator. */
+export async function callTool(t: TunnelEmulator, name: string, args: Record<string, unknown>): Promise<ToolAnswer> {
+  return toolAnswer(await t.request("tools/call", { name, arguments: args }));
+}
+
+/** True when no such process exists any more, or only its zombie entry (it can hold nothing). */
+export function processGone(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+  } catch (err) {
+    return (err as NodeJS.ErrnoException).code === "ESRCH";
+  }
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
+    const state = stat.slice(stat.lastIndexOf(")") + 2, stat.lastIndexOf(")") + 3);
+    return state === "Z" || state === "X";
+  } catch {
+    return true;
+  }
+}
+
+/** Pids of every live (non-zombie) process in process group `pgid` (Linux /proc). */
+export function liveGroupMembers(pgid: number): number[] {
+  const out: number[] = [];
+  let entries: string[];
+  try {
+    entries = readdirSync("/proc");
+  } catch {
+    return out;
+  }
+  for (const e of entries) {
+    if (!/^\d+$/.test(e)) continue;
+    try {
+      const stat = readFileSync(`/proc/${e}/stat`, "utf8");
+      const rest = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
+      // fields after the comm: state, ppid, pgrp, …
+      if (Number(rest[2]) === pgid && rest[0] !== "Z" && rest[0] !== "X") out.push(Number(e));
+    } catch {
+      // exited meanwhile
+    }
+  }
+  return out;
+}
+
+/** Polls until `cond` holds or `ms` pass; returns whether it held. */
+export async function eventually(cond: () => boolean, ms: number): Promise<boolean> {
+  const until = Date.now() + ms;
+  for (;;) {
+    if (cond()) return true;
+    if (Date.now() > until) return false;
+    await new Promise((r) => setTimeout(r, 25));
+  }
+}
+

@@ -1,0 +1,97 @@
+// The real bridge process behind the tunnel emulator: it must exit promptly on stdin EOF, SIGTERM and a double
+// SIGINT, take its codex app-server (and that process group) with it, and leave the state database unlocked.
+// Exit times are measured and printed, not asserted (the machine is shared).
+import { existsSync } from "node:fs";
+import { afterEach, describe, expect, it } from "vitest";
+import { callTool, eventually, liveGroupMembers, prepareBridge, processGone, type BridgeSetup } from "../support/bridge-process.ts";
+import type { TunnelEmulator } from "../support/tunnel-emulator.ts";
+
+let setup: BridgeSetup | null = null;
+const emulators: TunnelEmulator[] = [];
+
+afterEach(async () => {
+  for (const t of emulators.splice(0)) {
+    const report = await t.stop();
+    if (!report.exited && t.pid > 0) process.kill(t.pid, "SIGKILL");
+  }
+  await setup?.cleanup();
+  setup = null;
+});
+
+async function startBridge(s: BridgeSetup): Promise<TunnelEmulator> {
+  // SIGTERM only 10 s after stdin closes: a bridge that needs it to exit shows up as sentSigterm.
+  const t = await s.spawn({ deadlineMs: 30_000, stopGraceMs: 10_000 });
+  emulators.push(t);
+  return t;
+}
+
+/** Starts a bridge, makes it start its app-server, and returns both pids. */
+async function bridgeWithAppServer(s: BridgeSetup): Promise<{ t: TunnelEmulator; appServerPid: number }> {
+  const t = await startBridge(s);
+  await t.initialize();
+  const health = await callTool(t, "codex_health", {});
+  expect(health.isError, health.text).toBe(false);
+  const status = await callTool(t, "codex_runtime", { action: "status" });
+  expect(status.structured.state, status.text).toBe("ready");
+  const appServerPid = status.structured.pid as number;
+  expect(appServerPid).toBeGreaterThan(0);
+  expect(processGone(appServerPid)).toBe(false);
+  return { t, appServerPid };
+}
+
+async function expectCleanAfterExit(s: BridgeSetup, t: TunnelEmulator, appServerPid: number, label: string, exitMs: number) {
+  expect(t.exit, `${label}: bridge did not exit`).not.toBeNull();
+  // The child reaper runs asynchronously; give the OS a moment to drop the entries, then insist.
+  expect(await eventually(() => processGone(t.pid), 2000), `${label}: bridge process ${t.pid} remains`).toBe(true);
+  expect(await eventually(() => processGone(appServerPid), 2000), `${label}: app-server ${appServerPid} remains`).toBe(true);
+  expect(liveGroupMembers(appServerPid), `${label}: processes left in the app-server's group`).toEqual([]);
+  expect(existsSync(`${s.statePath}.lock`), `${label}: holder lock left behind`).toBe(false);
+  // Nothing but JSON-RPC ever reached stdout.
+  expect(t.fatal?.reason ?? "child exited").toMatch(/child exited|child closed stdout/);
+  console.info(`[bridge-exit] ${label}: exited in ${exitMs} ms (code ${t.exit?.code}, signal ${t.exit?.signal})`);
+
+  // A new bridge on the same state file starts and answers.
+  const next = await startBridge(s);
+  await next.initialize();
+  const h = await callTool(next, "codex_status", {});
+  expect(h.isError, h.text).toBe(false);
+  expect(next.stderr).not.toMatch(/in use by/);
+}
+
+async function timeExit(t: TunnelEmulator, trigger: () => void): Promise<number> {
+  const started = Date.now();
+  trigger();
+  await Promise.race([t.exited, new Promise((r) => setTimeout(r, 10_000))]);
+  return Date.now() - started;
+}
+
+describe("bridge process exit behind the tunnel", () => {
+  it("exits on stdin EOF without needing SIGTERM", async () => {
+    setup = await prepareBridge();
+    const { t, appServerPid } = await bridgeWithAppServer(setup);
+    // Closing stdin is the tunnel's first step; SIGTERM only comes 10 s later here, so a clean stop needs none.
+    const report = await t.stop();
+    expect(report.sentSigterm).toBe(false);
+    expect(report.exited).toBe(true);
+    await expectCleanAfterExit(setup, t, appServerPid, "stdin EOF", report.exitMs ?? -1);
+  }, 60_000);
+
+  it("exits on SIGTERM while stdin stays open", async () => {
+    setup = await prepareBridge();
+    const { t, appServerPid } = await bridgeWithAppServer(setup);
+    const ms = await timeExit(t, () => process.kill(t.pid, "SIGTERM"));
+    await expectCleanAfterExit(setup, t, appServerPid, "SIGTERM", ms);
+  }, 60_000);
+
+  it("keeps running on one SIGINT and exits on the second", async () => {
+    setup = await prepareBridge();
+    const { t, appServerPid } = await bridgeWithAppServer(setup);
+    process.kill(t.pid, "SIGINT");
+    await eventually(() => /SIGINT/.test(t.stderr), 5000);
+    const still = await callTool(t, "codex_runtime", { action: "status" });
+    expect(still.structured.pid).toBe(appServerPid);
+    expect(t.exit).toBeNull();
+    const ms = await timeExit(t, () => process.kill(t.pid, "SIGINT"));
+    await expectCleanAfterExit(setup, t, appServerPid, "second SIGINT", ms);
+  }, 60_000);
+});
