@@ -31,6 +31,8 @@ export interface Harness {
   provider: MockProvider | null;
   projectDir: string;
   root: string;
+  /** The environment the bridge was assembled with (to start another bridge on the same state). */
+  env: Record<string, string | undefined>;
   call(name: string, args: Record<string, unknown>): Promise<CallToolResult>;
   close(): Promise<void>;
 }
@@ -111,6 +113,7 @@ export async function startHarness(platform: Platform, opts: HarnessOptions): Pr
       provider: p,
       projectDir,
       root,
+      env,
       call: async (name, args) => (await client.callTool({ name, arguments: args })) as CallToolResult,
       async close() {
         await client.close().catch(() => {});

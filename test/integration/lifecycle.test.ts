@@ -1,0 +1,189 @@
+// Task lifecycle against the REAL app-server: streaming, steer, cancel, crash recovery, bridge restart, UNKNOWN, redaction.
+import { execFileSync } from "node:child_process";
+import { chmodSync, readFileSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { afterEach, describe, expect, it } from "vitest";
+import { getPlatform } from "../../platform/index.ts";
+import { assembleBridge } from "../../src/cli/assemble.ts";
+import { resultText, startHarness, type Harness } from "../../src/cli/harness.ts";
+import { waitForTask } from "../../src/supervisor/observe.ts";
+import { userTexts } from "../../src/mockprovider/index.ts";
+
+let h: Harness | null = null;
+afterEach(async () => {
+  await h?.close();
+  h = null;
+});
+
+type S = Record<string, any>;
+const sc = (r: { structuredContent?: unknown }) => (r.structuredContent ?? {}) as S;
+const SETTLED = ["completed", "failed", "interrupted", "connection_lost", "unknown"];
+
+async function settle(h: Harness, taskId: string, mode = "auto"): Promise<S[]> {
+  const out: S[] = [];
+  for (let i = 0; i < 60; i++) {
+    const r = await h.call("codex_wait", { task_id: taskId, timeout_seconds: 20, mode });
+    expect(r.isError, resultText(r)).toBeFalsy();
+    out.push(sc(r));
+    if (SETTLED.includes(sc(r).state)) return out;
+  }
+  throw new Error("did not settle");
+}
+
+async function until(fn: () => boolean | Promise<boolean>, ms = 20_000): Promise<void> {
+  const t0 = Date.now();
+  while (!(await fn())) {
+    if (Date.now() - t0 > ms) throw new Error("condition not met in time");
+    await new Promise((r) => setTimeout(r, 20));
+  }
+}
+
+function pgrep(pattern: string): string {
+  try {
+    return execFileSync("pgrep", ["-f", pattern], { encoding: "utf8" }).trim();
+  } catch {
+    return "";
+  }
+}
+
+describe("task lifecycle on the real Codex", () => {
+  it("a 5,000-delta stream arrives whole, in far fewer stored events", async () => {
+    h = await startHarness(await getPlatform(), { mockProvider: true, approvalPolicy: "never" });
+    const text = Array.from({ length: 5000 }, (_, i) => `w${i}`).join(" ");
+    h.provider!.enqueue({ kind: "output", items: [{ type: "message", text, deltas: 5000 }] });
+    const id = sc(await h.call("codex_start", { project_id: "demo", prompt: "stream" })).task_id;
+    const raw = await settle(h, id, "raw");
+    expect(raw.at(-1)!.state).toBe("completed");
+    const deltas = raw.flatMap((a) => (a.events ?? []).filter((e: S) => e.kind === "message_delta"));
+    expect(deltas.map((e: S) => e.data.text).join("")).toBe(text);
+    expect(deltas.length).toBeLessThan(1000);
+    const result = sc(await h.call("codex_result", { task_id: id }));
+    expect(result.final_message).toBe(text);
+  });
+
+  it("codex_wait wakes when a message arrives, long before its timeout", async () => {
+    h = await startHarness(await getPlatform(), { mockProvider: true, approvalPolicy: "never" });
+    h.provider!.enqueue({ kind: "hang", partialText: "" });
+    const id = sc(await h.call("codex_start", { project_id: "demo", prompt: "hang" })).task_id;
+    const first = sc(await h.call("codex_wait", { task_id: id, timeout_seconds: 1 }));
+    expect(first.timed_out).toBe(true);
+    expect(first.state).toBe("running");
+    expect(first.next_cursor).toMatch(new RegExp(`^${id}:\\d+$`));
+    // A steer re-issues the model request; the new answer has a commentary message then a command.
+    h.provider!.enqueue({ kind: "output", items: [{ type: "message", text: "working on it" }, { type: "exec", cmd: "sleep 1; echo x" }] }, { kind: "output", items: [{ type: "message", text: "done" }] });
+    const waiting = h.call("codex_wait", { task_id: id, timeout_seconds: 60 });
+    await h.call("codex_send", { task_id: id, message: "please continue" });
+    const t0 = Date.now();
+    const woke = sc(await waiting);
+    expect(woke.messages).toContain("working on it");
+    // Woken by the message, not by the 60 s timeout (generous bound: the sleep in the command alone is 1 s).
+    expect(Date.now() - t0).toBeLessThan(30_000);
+    await settle(h, id);
+  });
+
+  it("steering mid-stream reaches the model within the same turn", async () => {
+    h = await startHarness(await getPlatform(), { mockProvider: true, approvalPolicy: "never" });
+    h.provider!.enqueue({ kind: "hang", partialText: "thinking about" }, { kind: "output", items: [{ type: "message", text: "steered answer" }] });
+    const start = sc(await h.call("codex_start", { project_id: "demo", prompt: "original request" }));
+    await h.provider!.waitForRequests(1, 20_000);
+    const sent = await h.call("codex_send", { task_id: start.task_id, message: "STEER: use tabs" });
+    expect(sc(sent).action).toBe("steered");
+    const answers = await settle(h, start.task_id);
+    expect(answers.at(-1)!.state).toBe("completed");
+    const last = h.provider!.requests.at(-1)!;
+    expect(userTexts(last).join("\n")).toContain("STEER: use tabs");
+    const status = sc(await h.call("codex_status", { task_id: start.task_id }));
+    expect(status.turn_id).toBe(start.turn_id);
+    expect(sc(await h.call("codex_result", { task_id: start.task_id })).final_message).toBe("steered answer");
+  });
+
+  it("cancel during a long command ends interrupted and the command's process is gone", async () => {
+    h = await startHarness(await getPlatform(), { mockProvider: true, approvalPolicy: "never" });
+    h.provider!.enqueue({ kind: "output", items: [{ type: "exec", cmd: "sleep 347", yieldTimeMs: 250 }] }, { kind: "hang" });
+    const id = sc(await h.call("codex_start", { project_id: "demo", prompt: "sleep" })).task_id;
+    await until(() => pgrep("sleep 347") !== "");
+    const r = await h.call("codex_cancel", { task_id: id, reason: "too slow" });
+    expect(r.isError, resultText(r)).toBeFalsy();
+    expect(sc(r).state).toBe("interrupted");
+    await until(() => pgrep("sleep 347") === "", 5000);
+  });
+
+  it("app-server death gives connection_lost; codex_send completes a recovery turn on the same thread", async () => {
+    h = await startHarness(await getPlatform(), { mockProvider: true, approvalPolicy: "never" });
+    h.provider!.enqueue({ kind: "hang" });
+    const start = sc(await h.call("codex_start", { project_id: "demo", prompt: "first" }));
+    await h.provider!.waitForRequests(1, 20_000);
+    h.bridge.sup.runtime.current!.kill("SIGKILL");
+    const lost = await settle(h, start.task_id);
+    expect(lost.at(-1)!.state).toBe("connection_lost");
+    h.provider!.enqueue({ kind: "output", items: [{ type: "message", text: "recovered" }] });
+    const sent = sc(await h.call("codex_send", { task_id: start.task_id, message: "continue after the crash" }));
+    expect(sent.action).toBe("recovery_turn");
+    expect(sent.thread_id).toBe(start.thread_id);
+    const after = await settle(h, start.task_id);
+    expect(after.at(-1)!.state).toBe("completed");
+    expect(sc(await h.call("codex_result", { task_id: start.task_id })).final_message).toBe("recovered");
+  });
+
+  it("a restarted bridge shows the same tasks and events", async () => {
+    h = await startHarness(await getPlatform(), { mockProvider: true, approvalPolicy: "never" });
+    h.provider!.enqueue({ kind: "output", items: [{ type: "message", text: "persisted answer" }] });
+    const id = sc(await h.call("codex_start", { project_id: "demo", prompt: "persist me" })).task_id;
+    await settle(h, id);
+    const before = h.bridge.sup.repo.events(id, 0, 1000).length;
+    await h.bridge.close();
+    const again = await assembleBridge(await getPlatform(), { env: h.env, cwd: h.root, log: () => {} });
+    try {
+      const t = again.sup.repo.task(id)!;
+      expect(t.state).toBe("completed");
+      expect(t.final_message).toBe("persisted answer");
+      expect(again.sup.repo.events(id, 0, 1000).length).toBe(before);
+    } finally {
+      await again.close();
+    }
+    h.bridge.close = async () => {};
+  });
+
+  it("a turn/start that is never acknowledged is UNKNOWN and not sent twice", async () => {
+    h = await startHarness(await getPlatform(), { mockProvider: true, approvalPolicy: "never" });
+    await h.bridge.close();
+    const log = join(h.root, "fake.log");
+    const wrapper = join(h.root, "fake-codex");
+    writeFileSync(wrapper, `#!/bin/sh\nexec "${join(process.cwd(), "node_modules", ".bin", "bun")}" "${join(process.cwd(), "test", "support", "fake-app-server.ts")}"\n`);
+    chmodSync(wrapper, 0o755);
+    const b = await assembleBridge(await getPlatform(), {
+      env: { ...h.env, CODEX_BIN: wrapper, FAKE_MODE: "no-turn-ack", FAKE_LOG: log, CODEX_BRIDGE_ACK_TIMEOUT_MS: "400" },
+      cwd: h.root,
+      log: () => {},
+    });
+    try {
+      const t = await b.sup.start({ project_id: "demo", prompt: "never acked" });
+      expect(t.state).toBe("unknown");
+      expect(t.unknown?.method).toBe("turn/start");
+      const answer = await waitForTask(b.sup, { task_id: t.id, timeout_seconds: 1 }, { connectionKey: "test" });
+      expect(answer.delta_summary.unresolved.join(" ")).toMatch(/turn\/start outcome UNKNOWN/);
+      await expect(b.sup.send({ task_id: t.id, message: "again" })).rejects.toThrow(/UNKNOWN/);
+      await new Promise((r) => setTimeout(r, 300));
+      const sentTurns = readFileSync(log, "utf8").split("\n").filter((l) => l.includes('"turn/start"'));
+      expect(sentTurns).toHaveLength(1);
+    } finally {
+      await b.close();
+    }
+    h.bridge.close = async () => {};
+  });
+
+  it("secrets in command output never reach SQLite or a tool result", async () => {
+    h = await startHarness(await getPlatform(), { mockProvider: true, approvalPolicy: "never" });
+    const secret = "ghp_" + "A1b2C3d4E5f6G7h8I9j0K1l2M3n4O5p6Q7r8";
+    h.provider!.enqueue({ kind: "output", items: [{ type: "exec", cmd: `echo token=${secret}` }] }, { kind: "output", items: [{ type: "message", text: `I saw ${secret}` }] });
+    const id = sc(await h.call("codex_start", { project_id: "demo", prompt: "leak" })).task_id;
+    const waits = await settle(h, id, "raw");
+    const result = await h.call("codex_result", { task_id: id });
+    const output = await h.call("codex_inspect", { task_id: id, kind: "commands" });
+    const seen = JSON.stringify([waits, result, output]);
+    expect(seen).not.toContain(secret);
+    expect(seen).toContain("REDACTED");
+    const db = readFileSync(join(h.root, "state.sqlite3"));
+    expect(db.includes(Buffer.from(secret))).toBe(false);
+  });
+});
