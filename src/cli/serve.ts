@@ -4,6 +4,9 @@ import { BUILD_INFO } from "../build-info.ts";
 import { createMcpServer } from "../mcp/server.ts";
 import { assembleBridge, describeStartupError, type Bridge } from "./assemble.ts";
 
+// Leaves the app-server its close grace (300 ms) plus margin, and stays under the one second a restart may wait.
+const STOP_DEADLINE_MS = 800;
+
 const log = (msg: string) => process.stderr.write(`codex-bridge: ${msg}\n`);
 
 export function mcpServerFor(bridge: Bridge) {
@@ -40,22 +43,43 @@ export async function runServe(platform: Platform, args: string[]): Promise<numb
   const server = mcpServerFor(bridge);
   const transport = new StdioServerTransport();
   let stopping = false;
+  // The tunnel stops us by closing stdin, then SIGTERM, never SIGKILL, and starts nothing until we are gone:
+  // stop answering, end the app-server, exit well within a second whatever hangs.
   const shutdown = async (why: string) => {
     if (stopping) return;
     stopping = true;
     log(`stopping (${why})`);
-    const hard = setTimeout(() => process.exit(0), 900);
+    const appServer = bridge.sup.runtime.current;
+    const finish = () => {
+      // Anything the app-server left in its process group goes too (the group outlives its leader).
+      appServer?.kill("SIGKILL");
+      try {
+        bridge.store.close();
+      } catch {
+        // closed already
+      }
+      process.exit(0);
+    };
+    const hard = setTimeout(() => {
+      log("stop took too long; exiting anyway");
+      finish();
+    }, STOP_DEADLINE_MS);
     try {
       process.stdin.pause();
       await server.close().catch(() => {});
       await bridge.close();
+    } catch (err) {
+      log(`while stopping: ${err instanceof Error ? err.message : String(err)}`);
     } finally {
       clearTimeout(hard);
-      process.exit(0);
+      finish();
     }
   };
   process.stdin.on("end", () => void shutdown("stdin closed"));
   process.stdin.on("close", () => void shutdown("stdin closed"));
+  process.stdin.on("error", () => void shutdown("stdin failed"));
+  // A reader that went away must not turn into an EPIPE crash with a stack trace.
+  process.stdout.on("error", () => void shutdown("stdout closed"));
   process.on("SIGTERM", () => void shutdown("SIGTERM"));
   let sigints = 0;
   process.on("SIGINT", () => {

@@ -1,7 +1,7 @@
 // The real bridge process behind the tunnel emulator: it must exit promptly on stdin EOF, SIGTERM and a double
 // SIGINT, take its codex app-server (and that process group) with it, and leave the state database unlocked.
 // Exit times are measured and printed, not asserted (the machine is shared).
-import { existsSync } from "node:fs";
+import { existsSync, readdirSync, readFileSync } from "node:fs";
 import { afterEach, describe, expect, it } from "vitest";
 import { callTool, eventually, liveGroupMembers, prepareBridge, processGone, type BridgeSetup } from "../support/bridge-process.ts";
 import type { TunnelEmulator } from "../support/tunnel-emulator.ts";
@@ -94,4 +94,40 @@ describe("bridge process exit behind the tunnel", () => {
     const ms = await timeExit(t, () => process.kill(t.pid, "SIGINT"));
     await expectCleanAfterExit(setup, t, appServerPid, "second SIGINT", ms);
   }, 60_000);
+
+  it("takes a command Codex is still running down with it", async () => {
+    setup = await prepareBridge({ approvalPolicy: "never" });
+    const marker = `${300 + Math.floor(Math.random() * 1000)}.${Math.floor(Math.random() * 1000)}`;
+    setup.provider.enqueue({ kind: "output", items: [{ type: "exec", cmd: `sleep ${marker}`, yieldTimeMs: 250 }] }, { kind: "hang" });
+    const { t, appServerPid } = await bridgeWithAppServer(setup);
+    const start = await callTool(t, "codex_start", { project_id: "demo", prompt: "run a long command" });
+    expect(start.isError, start.text).toBe(false);
+    const sleeping = () => commandPids(`sleep ${marker}`);
+    expect(await eventually(() => sleeping().length > 0, 30_000), "the command never started").toBe(true);
+    // A long-poll is in flight when the stop comes: it must not hold the exit up.
+    const inFlight = t.request("tools/call", { name: "codex_wait", arguments: { task_id: start.structured.task_id, timeout_seconds: 60 } });
+    inFlight.catch(() => {});
+    await eventually(() => t.written.at(-1)?.method === "tools/call" && (t.written.at(-1)?.params as { name?: string })?.name === "codex_wait", 5000);
+    const ms = await timeExit(t, () => process.kill(t.pid, "SIGTERM"));
+    await expect(inFlight).rejects.toThrow(/child exited|closed stdout/);
+    await expectCleanAfterExit(setup, t, appServerPid, "SIGTERM with a running command and a wait in flight", ms);
+    expect(await eventually(() => sleeping().length === 0, 3000), `command left running: ${sleeping().join(", ")}`).toBe(true);
+  }, 90_000);
 });
+
+/** Live processes whose command line is exactly `cmd` (space-separated). */
+function commandPids(cmd: string): number[] {
+  const out: number[] = [];
+  for (const e of readdirSync("/proc")) {
+    if (!/^\d+$/.test(e)) continue;
+    try {
+      const argv = readFileSync(`/proc/${e}/cmdline`, "utf8").split("\0").filter(Boolean);
+      if (argv.join(" ") === cmd) {
+        if (!processGone(Number(e))) out.push(Number(e));
+      }
+    } catch {
+      // gone meanwhile
+    }
+  }
+  return out;
+}
