@@ -38,10 +38,14 @@ export function renderWait(a: WaitAnswer): string {
   return lines.join("\n");
 }
 
+/** Threads adopted with thread_id (or started with the relay off) never had bridge_web_tool; Codex cannot add it later. */
+export const NO_RELAY_NOTE = "no web-tool relay: this thread was started without bridge_web_tool and cannot gain it (codex_start a new task for the relay)";
+
 export function taskLine(t: TaskRow): string {
   const bits = [`${t.id} ${t.state}`, `project ${t.project_id}`];
   if (t.thread_id) bits.push(`thread ${t.thread_id}`);
   if (t.turn_id) bits.push(`turn ${t.turn_id}`);
+  if (!t.relay && t.thread_id) bits.push(NO_RELAY_NOTE);
   if (t.unknown) bits.push(`UNKNOWN: ${t.unknown.method}`);
   if (t.error) bits.push(`error: ${t.error.explanation}`);
   return bits.join(" · ");

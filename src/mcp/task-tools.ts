@@ -7,7 +7,7 @@ import { waitForTask } from "../supervisor/observe.ts";
 import type { Supervisor } from "../supervisor/supervisor.ts";
 import { PROMPT_MAX_CHARS } from "../supervisor/supervisor.ts";
 import type { Platform } from "../../platform/types.ts";
-import { renderWait, taskLine, taskView } from "./render.ts";
+import { NO_RELAY_NOTE, renderWait, taskLine, taskView } from "./render.ts";
 import { MUTATING, ok, READ_ONLY, type ToolExtra, wrap } from "./tool-result.ts";
 
 const taskId = z.string().regex(/^t_[0-9a-f]{10}$/, "a task id like t_0123456789 from codex_start or codex_status");
@@ -177,7 +177,8 @@ export function registerTaskTools(server: McpServer, sup: Supervisor, platform: 
       const project = sup.settings.projects[t.project_id];
       const git = project ? await runGitChecks(platform, project.cwd) : null;
       const result = buildResult(sup.repo, t.id, git, { projectRoot: project?.cwd });
-      return ok(renderResultText(result), result as unknown as Record<string, unknown>);
+      const noRelay = !t.relay && t.thread_id ? { text: `\n${NO_RELAY_NOTE}`, view: { relay: false } } : { text: "", view: {} };
+      return ok(renderResultText(result) + noRelay.text, { ...(result as unknown as Record<string, unknown>), ...noRelay.view });
     }),
   );
 
