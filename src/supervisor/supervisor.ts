@@ -531,7 +531,8 @@ export class Supervisor {
     const candidates = this.repo.interactionsByConnection(connectionId, ["pending", "submitted", "uncertain"]);
     const i = candidates.find((c) => c.rpc_id === rpcId);
     if (!i) return;
-    this.settleInteraction(i, state);
+    // Codex closing a request nobody answered (interrupt, its own reviewer) is not a resolution of ours.
+    this.settleInteraction(i, i.state === "pending" ? "stale" : state);
   }
 
   private resolveToolCall(taskId: string, callId: string): void {
