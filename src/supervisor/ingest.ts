@@ -121,7 +121,13 @@ export class TaskIngest {
         if (!p.success) return res;
         this.messageText.set(p.data.itemId, (this.messageText.get(p.data.itemId) ?? "") + p.data.delta);
         const pend = (this.pendingDelta.get(p.data.itemId) ?? "") + p.data.delta;
-        this.pendingDelta.set(p.data.itemId, pend.length > RAW_DELTA_CHARS ? pend.slice(-RAW_DELTA_CHARS) : pend);
+        // Coalesced into chunks: one stored event per flush or per RAW_DELTA_CHARS, never one per delta, nothing dropped.
+        if (pend.length >= RAW_DELTA_CHARS) {
+          res.events.push({ turn_id: this.turnId, kind: "message_delta", item_id: p.data.itemId, data: { text: redactText(pend) } });
+          this.pendingDelta.delete(p.data.itemId);
+        } else {
+          this.pendingDelta.set(p.data.itemId, pend);
+        }
         res.wake = "activity";
         return res;
       }
@@ -206,6 +212,8 @@ export class TaskIngest {
         }
         const text = redactText(str(item.text) ?? this.messageText.get(id) ?? "");
         this.messageText.delete(id);
+        const rest = this.pendingDelta.get(id);
+        if (rest) res.events.push({ turn_id: turnId, kind: "message_delta", item_id: id, data: { text: redactText(rest) } });
         this.pendingDelta.delete(id);
         const phase = str(item.phase);
         res.items.push({ item_id: id, turn_id: turnId, type: "agentMessage", status: "completed", data: { text, phase } });

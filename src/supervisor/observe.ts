@@ -10,6 +10,7 @@ export type WaitMode = "auto" | "supervision" | "raw";
 // Command output shown inline in a wait: enough to judge the command, the rest behind codex_inspect.
 const WAIT_OUTPUT_CHARS = 240;
 const MAX_EVENTS_PER_WAIT = 400;
+const RAW_PAGE = 100;
 const SUMMARY_MAX = 8;
 const VALIDATION_RE = /\b(test|tests|pytest|jest|vitest|mocha|cargo (test|check|clippy)|go (test|vet)|tsc|lint|eslint|ruff|mypy|make check|npm run (build|check|lint|test)|build)\b/i;
 
@@ -141,7 +142,8 @@ function seqOf(cursor: string): number {
 
 export function buildAnswer(sup: Supervisor, taskId: string, from: number, mode: WaitMode, timedOut: boolean): WaitAnswer {
   const t = sup.repo.task(taskId)!;
-  const events = sup.repo.events(taskId, from, MAX_EVENTS_PER_WAIT);
+  // Raw mode pages: the cursor stops at the last event returned, so nothing is skipped.
+  const events = sup.repo.events(taskId, from, mode === "raw" ? RAW_PAGE : MAX_EVENTS_PER_WAIT);
   const last = events.length ? events[events.length - 1]!.seq : from;
   const messages: string[] = [];
   let plan: WaitAnswer["plan"];
@@ -248,8 +250,8 @@ export function buildAnswer(sup: Supervisor, taskId: string, from: number, mode:
   if (tools.length) answer.tool_requests = tools;
   if (turn) answer.turn = turn;
   if (mode === "raw" || (mode === "auto" && abnormal)) {
-    const raw = mode === "raw" ? events : events.filter((e) => ["error", "warning", "command", "unknown", "connection_lost"].includes(e.kind));
-    answer.events = raw.slice(-50).map((e) => ({ seq: e.seq, kind: e.kind, ...(e.item_id ? { item_id: e.item_id } : {}), data: e.data }));
+    const raw = mode === "raw" ? events : events.filter((e) => ["error", "warning", "command", "unknown", "connection_lost"].includes(e.kind)).slice(-20);
+    answer.events = raw.map((e) => ({ seq: e.seq, kind: e.kind, ...(e.item_id ? { item_id: e.item_id } : {}), data: e.data }));
   }
   void newIds;
   return answer;

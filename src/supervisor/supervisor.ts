@@ -408,8 +408,17 @@ export class Supervisor {
     }
     if (input.reason) this.appendNow(task.id, [{ turn_id: task.turn_id, kind: "cancel_requested", data: { reason: redactText(input.reason) } }]);
     const done = this.waitForSettled(task.id, waitMs);
+    const interrupt = () => client.request("turn/interrupt", { threadId: task.thread_id, turnId: task.turn_id }, { timeoutMs: this.settings.ackTimeoutMs });
     try {
-      await client.request("turn/interrupt", { threadId: task.thread_id, turnId: task.turn_id }, { timeoutMs: this.settings.ackTimeoutMs });
+      try {
+        await interrupt();
+      } catch (err) {
+        // Right after turn/start Codex may not count the turn as active yet; a refused request was not applied, so one retry is safe.
+        if (!(err instanceof RpcError) || !/no active turn/.test(err.message)) throw err;
+        await new Promise((r) => setTimeout(r, 300));
+        if (SETTLED_STATES.has(this.repo.task(task.id)!.state)) return { task: this.repo.task(task.id)!, terminated: 0, note: "the turn had already ended" };
+        await interrupt();
+      }
     } catch (err) {
       if (err instanceof UnknownOutcomeError) {
         this.appendNow(task.id, [{ turn_id: task.turn_id, kind: "unknown", data: { method: "turn/interrupt", detail: err.message } }]);
@@ -609,7 +618,8 @@ export class Supervisor {
   }
 
   private flushInside(taskId: string, l: LiveTask): void {
-    const events = [...l.ingest.drainDeltas(), ...l.buffer];
+    // Pending deltas are always newer than anything buffered.
+    const events = [...l.buffer, ...l.ingest.drainDeltas()];
     l.buffer = [];
     const items = l.items;
     l.items = [];

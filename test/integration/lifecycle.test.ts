@@ -99,13 +99,15 @@ describe("task lifecycle on the real Codex", () => {
 
   it("cancel during a long command ends interrupted and the command's process is gone", async () => {
     h = await startHarness(await getPlatform(), { mockProvider: true, approvalPolicy: "never" });
-    h.provider!.enqueue({ kind: "output", items: [{ type: "exec", cmd: "sleep 347", yieldTimeMs: 250 }] }, { kind: "hang" });
+    const secs = 300 + Math.floor(Math.random() * 600);
+    const pattern = `^sleep ${secs}$`;
+    h.provider!.enqueue({ kind: "output", items: [{ type: "exec", cmd: `sleep ${secs}`, yieldTimeMs: 250 }] }, { kind: "hang" });
     const id = sc(await h.call("codex_start", { project_id: "demo", prompt: "sleep" })).task_id;
-    await until(() => pgrep("sleep 347") !== "");
+    await until(() => pgrep(pattern) !== "");
     const r = await h.call("codex_cancel", { task_id: id, reason: "too slow" });
     expect(r.isError, resultText(r)).toBeFalsy();
     expect(sc(r).state).toBe("interrupted");
-    await until(() => pgrep("sleep 347") === "", 5000);
+    await until(() => pgrep(pattern) === "", 5000);
   });
 
   it("app-server death gives connection_lost; codex_send completes a recovery turn on the same thread", async () => {
