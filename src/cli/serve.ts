@@ -31,6 +31,13 @@ export async function runServe(platform: Platform, args: string[]): Promise<numb
     const { runHttp } = await import("./serve-http.ts");
     return runHttp(platform, args);
   }
+  if (args.length > 0) {
+    // Refused rather than ignored: a typo must not silently start a server with other settings than intended.
+    const a = args[0]!;
+    const why = a === "--token-file" || a === "--allow-non-loopback" ? `${a} only applies with --http HOST:PORT` : `unknown option ${a}`;
+    process.stderr.write(`codex-bridge serve: ${why}; see codex-bridge serve --help\n`);
+    return 2;
+  }
   // stdout belongs to MCP: anything printed by accident must not corrupt the stream.
   console.log = (...a: unknown[]) => log(a.map(String).join(" "));
   let bridge: Bridge;
