@@ -52,7 +52,7 @@ export interface Evidence {
   /** Summed over the task's turns; the text is behind codex_inspect kind=diff. */
   diff?: { files: number; insertions: number; deletions: number; chars: number };
   git?: GitChecks;
-  /** Warning, error and notice events; read them with codex_inspect kind=warnings. */
+  /** Warning and error events (routine notices are not counted); read them with codex_inspect kind=warnings. */
   warnings?: number;
 }
 
@@ -105,7 +105,7 @@ function lastTurnStatus(repo: Repo, task: TaskRow): string | null {
 
 function countWarnings(repo: Repo, taskId: string): number {
   const r = repo.db
-    .prepare(`SELECT COUNT(*) AS n FROM events WHERE task_id = ? AND kind IN ('warning', 'error', 'notice', 'connection_lost', 'unknown')`)
+    .prepare(`SELECT COUNT(*) AS n FROM events WHERE task_id = ? AND kind IN ('warning', 'error', 'connection_lost', 'unknown')`)
     .get(taskId);
   return Number(r?.n ?? 0);
 }

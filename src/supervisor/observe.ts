@@ -48,8 +48,8 @@ export interface WaitAnswer {
   task_id: string;
   state: TaskRow["state"];
   next_cursor: string;
-  /** true when the wait ended on its timeout with nothing new worth reporting. */
-  timed_out: boolean;
+  /** Present (true) when the wait ended on its timeout with nothing new worth reporting. */
+  timed_out?: boolean;
   messages?: string[];
   plan?: { step: string; status: string }[];
   /** Requests first seen in this delta, in full; older ones are only listed in delta_summary.pending. */
@@ -212,13 +212,14 @@ export function buildAnswer(sup: Supervisor, taskId: string, from: number, mode:
         break;
     }
   }
-  for (const [id, cmd] of started) unresolved.push(`running: ${cmd} (${id})`);
+  const pendingAll = sup.repo.interactions(taskId, ["pending"]);
+  const awaitingApproval = new Set(pendingAll.map((i) => i.item_id));
+  // A command waiting for approval is already shown as the request; listing it as running too would say it twice.
+  for (const [id, cmd] of started) if (!awaitingApproval.has(id)) unresolved.push(`running: ${cmd} (${id})`);
   for (const c of commands) if (c.status !== "completed" || c.exit_code !== 0) unresolved.push(`${c.command} → ${c.exit_code ?? c.status}`);
   for (const i of sup.repo.interactions(taskId, ["uncertain"])) unresolved.push(`${i.id} answer delivery uncertain (never resent)`);
 
-  const pendingAll = sup.repo.interactions(taskId, ["pending"]);
   const pending = pendingAll.map((i) => `${i.id} ${i.kind}`);
-  const newIds = new Set(newRequests.map((i) => i.id));
   const cursor = encodeCursor(taskId, last);
   const next: string[] = [];
   for (const i of pendingAll) next.push(i.kind === "tool" ? `codex_submit_tool_result ${i.id}` : `codex_respond ${i.id}`);
@@ -227,12 +228,16 @@ export function buildAnswer(sup: Supervisor, taskId: string, from: number, mode:
   else if (t.state === "unknown") next.push("codex_status; do not resend blindly");
   else next.push("codex_wait");
 
-  const views = newRequests.map(requestView);
+  const projectRoot = sup.settings.projects[t.project_id]?.cwd;
+  const views = newRequests.map((i) => {
+    const v = requestView(i);
+    if (v.cwd && v.cwd === projectRoot) delete v.cwd;
+    return v;
+  });
   const answer: WaitAnswer = {
     task_id: taskId,
     state: t.state,
     next_cursor: cursor,
-    timed_out: timedOut && events.every((e) => !wakes(e, mode)),
     delta_summary: {
       changes: changes.slice(0, SUMMARY_MAX),
       commands: commands.slice(-SUMMARY_MAX),
@@ -242,6 +247,7 @@ export function buildAnswer(sup: Supervisor, taskId: string, from: number, mode:
       next: next.slice(0, SUMMARY_MAX),
     },
   };
+  if (timedOut && events.every((e) => !wakes(e, mode))) answer.timed_out = true;
   if (messages.length) answer.messages = messages;
   if (plan) answer.plan = plan;
   const approvals = views.filter((v) => v.kind !== "tool");
@@ -253,7 +259,6 @@ export function buildAnswer(sup: Supervisor, taskId: string, from: number, mode:
     const raw = mode === "raw" ? events : events.filter((e) => ["error", "warning", "command", "unknown", "connection_lost"].includes(e.kind)).slice(-20);
     answer.events = raw.map((e) => ({ seq: e.seq, kind: e.kind, ...(e.item_id ? { item_id: e.item_id } : {}), data: e.data }));
   }
-  void newIds;
   return answer;
 }
 
