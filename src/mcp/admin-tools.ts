@@ -14,7 +14,7 @@ export function registerAdminTools(server: McpServer, sup: Supervisor, health: (
       title: "Bridge health",
       description: "Config, projects, profiles, SQLite, Codex app-server, login availability, live models, and the bridge's version, build fingerprint, PID and uptime.",
       inputSchema: {},
-      outputSchema: { healthy: z.boolean().optional() },
+      outputSchema: z.looseObject({ healthy: z.boolean().optional() }),
       annotations: READ_ONLY,
     },
     wrap(async () => {
@@ -29,7 +29,7 @@ export function registerAdminTools(server: McpServer, sup: Supervisor, health: (
       title: "Live model list",
       description: "One page of this Codex's live model/list (no cache).",
       inputSchema: { cursor: z.string().max(200).optional(), include_hidden: z.boolean().optional() },
-      outputSchema: { models: z.array(z.unknown()).optional(), next_cursor: z.string().nullable().optional() },
+      outputSchema: z.looseObject({ models: z.array(z.unknown()).optional(), next_cursor: z.string().nullable().optional() }),
       annotations: READ_ONLY,
     },
     wrap(async (args) => {
@@ -59,7 +59,7 @@ export function registerAdminTools(server: McpServer, sup: Supervisor, health: (
         cursor: z.string().max(200).optional(),
         limit: z.number().int().min(1).max(50).optional(),
       },
-      outputSchema: { threads: z.array(z.unknown()).optional(), turns: z.array(z.unknown()).optional(), next_cursor: z.string().nullable().optional() },
+      outputSchema: z.looseObject({ threads: z.array(z.unknown()).optional(), turns: z.array(z.unknown()).optional(), next_cursor: z.string().nullable().optional() }),
       annotations: READ_ONLY,
     },
     wrap(async (args) => {
@@ -101,7 +101,7 @@ export function registerAdminTools(server: McpServer, sup: Supervisor, health: (
         state: CHECKPOINT_FIELD.optional(),
         next_step: CHECKPOINT_FIELD.optional(),
       },
-      outputSchema: { checkpoint: z.record(z.string(), z.unknown()).optional() },
+      outputSchema: z.looseObject({ checkpoint: z.record(z.string(), z.unknown()).optional() }),
       annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: true, openWorldHint: false },
     },
     wrap(async (args) => {
@@ -124,7 +124,7 @@ export function registerAdminTools(server: McpServer, sup: Supervisor, health: (
       title: "Managed app-server",
       description: "status of the managed codex app-server child, or restart it (refused while a task is active, a request pending or an outcome UNKNOWN).",
       inputSchema: { action: z.enum(["status", "restart"]) },
-      outputSchema: { state: z.string().optional() },
+      outputSchema: z.looseObject({ state: z.string().optional() }),
       annotations: MUTATING,
     },
     wrap(async (args) => {

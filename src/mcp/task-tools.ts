@@ -31,7 +31,7 @@ export function registerTaskTools(server: McpServer, sup: Supervisor, platform: 
         effort: z.string().max(40).optional(),
         thread_id: z.string().max(100).optional(),
       },
-      outputSchema: loose,
+      outputSchema: z.looseObject(loose),
       annotations: MUTATING,
     },
     wrap(async (args) => {
@@ -52,7 +52,7 @@ export function registerTaskTools(server: McpServer, sup: Supervisor, platform: 
         timeout_seconds: z.number().int().min(0).max(300).optional(),
         mode: z.enum(["auto", "supervision", "raw"]).optional(),
       },
-      outputSchema: { ...loose, next_cursor: z.string().optional(), delta_summary: z.record(z.string(), z.unknown()).optional() },
+      outputSchema: z.looseObject({ ...loose, next_cursor: z.string().optional(), delta_summary: z.record(z.string(), z.unknown()).optional() }),
       annotations: READ_ONLY,
     },
     wrap(async (args, extra) => {
@@ -79,7 +79,7 @@ export function registerTaskTools(server: McpServer, sup: Supervisor, platform: 
       title: "Task status",
       description: "One task's state now, or (without task_id) the active and recent tasks, for recovery after a reconnect.",
       inputSchema: { task_id: taskId.optional() },
-      outputSchema: { ...loose, tasks: z.array(z.record(z.string(), z.unknown())).optional() },
+      outputSchema: z.looseObject({ ...loose, tasks: z.array(z.record(z.string(), z.unknown())).optional() }),
       annotations: READ_ONLY,
     },
     wrap(async (args) => {
@@ -102,7 +102,7 @@ export function registerTaskTools(server: McpServer, sup: Supervisor, platform: 
       title: "Steer or continue a task",
       description: "Send a message: steers the active turn, or starts a new turn on the same thread (a recovery turn after connection_lost).",
       inputSchema: { task_id: taskId, message: z.string().min(1).max(PROMPT_MAX_CHARS), model: z.string().max(100).optional(), effort: z.string().max(40).optional() },
-      outputSchema: { ...loose, action: z.string().optional() },
+      outputSchema: z.looseObject({ ...loose, action: z.string().optional() }),
       annotations: MUTATING,
     },
     wrap(async (args) => {
@@ -123,7 +123,7 @@ export function registerTaskTools(server: McpServer, sup: Supervisor, platform: 
         action: z.string().min(1).max(60),
         payload: z.record(z.string(), z.unknown()).optional(),
       },
-      outputSchema: { request_id: z.string().optional(), state: z.string().optional(), repeated: z.boolean().optional() },
+      outputSchema: z.looseObject({ request_id: z.string().optional(), state: z.string().optional(), repeated: z.boolean().optional() }),
       annotations: MUTATING,
     },
     wrap(async (args) => {
@@ -147,7 +147,7 @@ export function registerTaskTools(server: McpServer, sup: Supervisor, platform: 
         sources: z.array(z.union([z.string(), z.record(z.string(), z.unknown())])).max(200).optional(),
         tool_used: z.string().max(200).optional(),
       },
-      outputSchema: { request_id: z.string().optional(), state: z.string().optional(), repeated: z.boolean().optional() },
+      outputSchema: z.looseObject({ request_id: z.string().optional(), state: z.string().optional(), repeated: z.boolean().optional() }),
       annotations: MUTATING,
     },
     wrap(async (args) => {
@@ -163,7 +163,7 @@ export function registerTaskTools(server: McpServer, sup: Supervisor, platform: 
       title: "Task result with evidence",
       description: "After the turn ended: Codex's final message plus evidence (commands with exit codes, file changes, diff stat, Git checks run by the bridge).",
       inputSchema: { task_id: taskId },
-      outputSchema: { ...loose, final_message: z.string().nullable().optional() },
+      outputSchema: z.looseObject({ ...loose, final_message: z.string().nullable().optional() }),
       annotations: READ_ONLY,
     },
     wrap(async (args) => {
@@ -195,7 +195,7 @@ export function registerTaskTools(server: McpServer, sup: Supervisor, platform: 
         offset: z.number().int().min(0).optional(),
         limit: z.number().int().min(1).max(32000).optional(),
       },
-      outputSchema: { kind: z.string().optional(), items: z.array(z.unknown()).optional(), next_offset: z.number().optional() },
+      outputSchema: z.looseObject({ kind: z.string().optional(), items: z.array(z.unknown()).optional(), next_offset: z.number().optional() }),
       annotations: READ_ONLY,
     },
     wrap(async (args) => {
@@ -213,7 +213,7 @@ export function registerTaskTools(server: McpServer, sup: Supervisor, platform: 
       title: "Cancel a task's turn",
       description: "Interrupt the active turn, wait briefly for Codex's turn/completed, and stop the turn's background commands.",
       inputSchema: { task_id: taskId, reason: z.string().max(2000).optional() },
-      outputSchema: { ...loose, terminated: z.number().optional() },
+      outputSchema: z.looseObject({ ...loose, terminated: z.number().optional() }),
       annotations: MUTATING,
     },
     wrap(async (args) => {
