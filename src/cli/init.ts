@@ -4,39 +4,54 @@ import type { Platform } from "../../platform/types.ts";
 import { resolveConfigPath } from "../config/location.ts";
 import { starterConfig } from "../config/starter.ts";
 
-function flag(args: string[], name: string): string | undefined {
-  const i = args.indexOf(name);
-  return i >= 0 ? args[i + 1] : undefined;
-}
 
 /** The command a tunnel-client should spawn: this binary, or node + the bundle when run as a script. */
 export function selfCommand(): string {
   const exe = process.execPath;
   const script = process.argv[1];
   const isRuntime = /(^|[\\/])(node|bun|deno)(\.exe)?$/i.test(exe);
-  if (isRuntime && script && !script.startsWith("/$bunfs")) return `${exe} ${resolve(script)}`;
-  return exe;
+  if (isRuntime && script && !script.startsWith("/$bunfs")) return `${shellWord(exe)} ${shellWord(resolve(script))}`;
+  return shellWord(exe);
+}
+
+/** tunnel-client splits --mcp-command shell-style: quote a path with spaces or backslashes so it stays one word. */
+function shellWord(s: string): string {
+  return /^[A-Za-z0-9_./:=@+-]+$/.test(s) ? s : `'${s.replace(/'/g, `'"'"'`)}'`;
 }
 
 export async function runInit(platform: Platform, args: string[]): Promise<number> {
-  const known = new Set(["--project-id", "--cwd", "--force", "--config"]);
+  const valued = new Set(["--project-id", "--cwd", "--config"]);
+  const values = new Map<string, string>();
+  let force = false;
   for (let i = 0; i < args.length; i++) {
     const a = args[i]!;
-    if (!known.has(a)) {
-      process.stderr.write(`codex-bridge init: unknown option ${a}; see codex-bridge init --help\n`);
+    if (a === "--force") {
+      force = true;
+      continue;
+    }
+    if (!valued.has(a)) {
+      process.stderr.write(`codex-bridge init: unknown option ${a}; accepted: --project-id ID, --cwd DIR, --config FILE, --force (see codex-bridge init --help)\n`);
       return 2;
     }
-    if (a !== "--force") i++;
+    const v = args[++i];
+    if (v === undefined || v === "" || v.startsWith("--")) {
+      process.stderr.write(`codex-bridge init: ${a} needs a value; see codex-bridge init --help\n`);
+      return 2;
+    }
+    values.set(a, v);
   }
-  const projectId = flag(args, "--project-id") ?? "default";
-  const cwdArg = flag(args, "--cwd") ?? process.cwd();
+  const projectId = values.get("--project-id") ?? "default";
+  const cwdArg = values.get("--cwd") ?? process.cwd();
   const cwd = isAbsolute(cwdArg) ? cwdArg : resolve(process.cwd(), cwdArg);
   if (!existsSync(cwd) || !statSync(cwd).isDirectory()) {
     process.stderr.write(`codex-bridge init: --cwd ${cwd} is not an existing directory\n`);
     return 2;
   }
-  const target = flag(args, "--config") ?? resolveConfigPath({ env: process.env, configDir: platform.dirs().config }).path;
-  if (existsSync(target) && !args.includes("--force")) {
+  const located = resolveConfigPath({ env: process.env, configDir: platform.dirs().config }).path;
+  const target = values.has("--config") ? resolve(values.get("--config")!) : located;
+  // A file elsewhere than where the bridge looks is only found through CODEX_BRIDGE_CONFIG.
+  const pointer = target === located ? "" : `CODEX_BRIDGE_CONFIG=${shellWord(target)} `;
+  if (existsSync(target) && !force) {
     process.stderr.write(`codex-bridge init: ${target} already exists; pass --force to overwrite it\n`);
     return 1;
   }
@@ -49,12 +64,17 @@ export async function runInit(platform: Platform, args: string[]): Promise<numbe
   }
   mkdirSync(dirname(target), { recursive: true });
   writeFileSync(target, text, { mode: 0o600 });
+  // tunnel-client passes its whole environment (CONTROL_PLANE_API_KEY included) to the child; `env -u` keeps the key
+  // out of the bridge where `env` exists. Windows has no `env`: there the health check warns instead.
+  const windows = process.platform === "win32";
+  const mcpCommand = windows ? selfCommand() : `env -u CONTROL_PLANE_API_KEY ${pointer}${selfCommand()}`;
   process.stdout.write(
     `wrote ${target} (project "${projectId}" → ${realpathSync(cwd)})\n\n` +
       `Connect the Secure MCP Tunnel (keep CONTROL_PLANE_API_KEY out of the bridge's environment):\n` +
       `  tunnel-client init --sample sample_mcp_stdio_local --profile codex-bridge --tunnel-id <TUNNEL_ID> \\\n` +
-      `    --mcp-command "env -u CONTROL_PLANE_API_KEY ${selfCommand()}"\n\n` +
-      `Then check everything with: ${selfCommand()} doctor\n`,
+      `    --mcp-command "${mcpCommand}"\n\n` +
+      (pointer && windows ? `Set CODEX_BRIDGE_CONFIG=${target} in the bridge's environment: it does not look there by default.\n` : "") +
+      `Then check everything with: ${windows ? "" : pointer}${selfCommand()} doctor\n`,
   );
   return 0;
 }
