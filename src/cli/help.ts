@@ -5,7 +5,7 @@ Usage:
   codex-bridge serve --http HOST:PORT [--token-file F] [--allow-non-loopback]
                                     run it over Streamable HTTP instead (loopback only by default)
   codex-bridge doctor [--json]      check Codex, login, app-server, models, projects, SQLite; exit 0 only when healthy
-  codex-bridge init [--project-id ID] [--cwd DIR] [--force]
+  codex-bridge init [--project-id ID] [--cwd DIR] [--config FILE] [--force]
                                     write a commented starter config and print the tunnel-client line
   codex-bridge demo                 run a whole supervised task against the real Codex with a built-in mock model
   codex-bridge relay-fixture [--mock-provider] [--json]
@@ -37,14 +37,20 @@ without --force. Prints the tunnel-client init line with this binary's absolute 
   demo: `codex-bridge demo
 
 Runs a whole supervised task through the bridge's own MCP surface against the real Codex, with a built-in loopback
-mock of the model (no account, no network): start, wait, an approval, a web-tool relay, the result with evidence and
-an artifact. Everything is created in a temporary directory and removed afterwards.`,
+mock of the model (no account, no network): start, wait, a web-tool relay, a command approval, the result with
+evidence and the written file as an artifact. Prints each MCP call and the bridge's answer as it goes, then a summary.
+Everything is created in a temporary directory and removed afterwards. Takes no options. Exit 0 when every step
+happened; 1 with the reason otherwise (e.g. Codex not found: run npm ci or set CODEX_BIN).`,
   "relay-fixture": `codex-bridge relay-fixture [--mock-provider] [--json]
 
 Creates a temporary Git project and config, runs the bridge's MCP server, starts a real Codex task whose model calls
 bridge_web_tool, answers with a random marker through codex_submit_tool_result, and checks that the same turn's final
-answer contains the marker. --mock-provider uses a built-in loopback mock of the Responses API and an isolated
-CODEX_HOME (offline). Without it the user's Codex login is used and a little quota is spent. Exit 0 on success.`,
+answer contains the marker. Progress goes to stderr; stdout gets one verdict line (relay-fixture: PASS ... or
+relay-fixture: FAIL: <reason>).
+  --mock-provider  use a built-in loopback mock of the Responses API and an isolated CODEX_HOME (offline, no quota).
+                   Without it your own Codex login is used and a little quota is spent (one short turn).
+  --json           print one JSON object instead: {ok, marker, task_id, turn_id, final_message_excerpt, seconds, reason?}
+Gives up after 120 s (mock) or 300 s and cleans up everything it created. Exit 0 on PASS, 1 on FAIL, 2 on a usage error.`,
 };
 
 export function commandHelp(cmd: string): string | undefined {
