@@ -84,8 +84,9 @@ describe("readTokenFile", () => {
   });
 
   it("trims the token, warns about a readable file without printing the token, and names the flag on errors", () => {
-    dir = mkdtempSync(join(tmpdir(), "codex-bridge-token-"));
-    const f = join(dir, "token");
+    const d = mkdtempSync(join(tmpdir(), "codex-bridge-token-"));
+    dir = d;
+    const f = join(d, "token");
     writeFileSync(f, "  abc123-token \n");
     chmodSync(f, 0o644);
     const warnings: string[] = [];
@@ -98,6 +99,6 @@ describe("readTokenFile", () => {
     expect(warnings).toEqual([]);
     writeFileSync(f, "\n \n");
     expect(() => readTokenFile(f, () => {})).toThrow(/--token-file .*empty/);
-    expect(() => readTokenFile(join(dir, "missing"), () => {})).toThrow(/--token-file .*cannot read it \(ENOENT\)/);
+    expect(() => readTokenFile(join(d, "missing"), () => {})).toThrow(/--token-file .*cannot read it \(ENOENT\)/);
   });
 });
