@@ -298,6 +298,8 @@ function compile(
       "--format=esm",
       "--no-compile-autoload-dotenv",
       "--no-compile-autoload-bunfig",
+      // Bun folds the variable specifier of platform/sqlite-libsql.ts into a literal; compiled binaries use bun:sqlite.
+      "--external=libsql",
     ];
     if (executablePath) args.push(`--compile-executable-path=${executablePath}`);
     // cwd is the scratch dir so no bunfig.toml of the caller's tree leaks into the compile.
