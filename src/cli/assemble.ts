@@ -42,7 +42,7 @@ export function resolveCodex(platform: Platform, env: Record<string, string | un
 
 export function supervisorSettings(config: LoadedConfig["config"], env: Record<string, string | undefined>): SupervisorSettings {
   const projects: SupervisorSettings["projects"] = {};
-  for (const [id, p] of Object.entries(config.projects)) projects[id] = { id, cwd: p.real_cwd || p.cwd };
+  for (const [id, p] of Object.entries(config.projects)) projects[id] = { id, cwd: p.real_cwd || p.cwd, aliases: p.aliases };
   const profiles: Record<string, ProfileSpec> = {};
   for (const [id, p] of Object.entries(config.profiles)) profiles[id] = { ...p, id };
   const ack = Number(env.CODEX_BRIDGE_ACK_TIMEOUT_MS ?? "");

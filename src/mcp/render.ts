@@ -61,3 +61,17 @@ export function taskView(t: TaskRow): Record<string, unknown> {
   if (t.error) v.error = t.error.explanation;
   return v;
 }
+
+/** Requested vs what Codex reported, one key at a time; a mismatch is marked so it cannot be missed. */
+export function contextLine(ctx: Record<string, unknown>): string {
+  const req = (ctx.requested ?? {}) as Record<string, unknown>;
+  const nat = (ctx.native ?? {}) as Record<string, unknown>;
+  return Object.keys(req)
+    .map((k) => {
+      const a = String(req[k]);
+      const b = nat[k] === undefined ? "unverified" : String(nat[k]);
+      const same = a === b || (k === "sandbox" && a.replace(/-(\w)/g, (_, c: string) => c.toUpperCase()) === b) || a === "(default)";
+      return same ? `${k}=${b}` : `${k}: asked ${a}, Codex says ${b}`;
+    })
+    .join("; ");
+}

@@ -7,7 +7,7 @@ import { waitForTask } from "../supervisor/observe.ts";
 import type { Supervisor } from "../supervisor/supervisor.ts";
 import { PROMPT_MAX_CHARS } from "../supervisor/supervisor.ts";
 import type { Platform } from "../../platform/types.ts";
-import { NO_RELAY_NOTE, renderWait, taskLine, taskView } from "./render.ts";
+import { contextLine, NO_RELAY_NOTE, renderWait, taskLine, taskView } from "./render.ts";
 import { MUTATING, ok, READ_ONLY, type ToolExtra, wrap } from "./tool-result.ts";
 
 const taskId = z.string().regex(/^t_[0-9a-f]{10}$/, "a task id like t_0123456789 from codex_start or codex_status");
@@ -87,8 +87,12 @@ export function registerTaskTools(server: McpServer, sup: Supervisor, platform: 
         sup.sync(args.task_id);
         const t = sup.task(args.task_id);
         const pending = sup.repo.interactions(t.id, ["pending"]).map((i) => `${i.id} ${i.kind}`);
-        const view = { ...taskView(t), ...(pending.length ? { pending } : {}) };
-        return ok(`${taskLine(t)}${pending.length ? `\npending: ${pending.join(", ")}` : ""}`, view);
+        const context = sup.repo.context(t.id);
+        const view = { ...taskView(t), ...(pending.length ? { pending } : {}), ...(context ? { context } : {}) };
+        const lines = [taskLine(t)];
+        if (pending.length) lines.push(`pending: ${pending.join(", ")}`);
+        if (context) lines.push(`context: ${contextLine(context)}`);
+        return ok(lines.join("\n"), view);
       }
       const tasks = sup.repo.recentTasks(20);
       const text = tasks.length ? tasks.map(taskLine).join("\n") : "no tasks yet; start one with codex_start";

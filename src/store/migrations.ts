@@ -85,4 +85,9 @@ CREATE TABLE checkpoints (
 );
 `,
   },
+  {
+    version: 2,
+    name: "requested vs native context per task",
+    sql: `ALTER TABLE tasks ADD COLUMN context_json TEXT;`,
+  },
 ];

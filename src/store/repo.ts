@@ -303,6 +303,15 @@ export class Repo {
       .run(connectionKey, taskId, seq);
   }
 
+  setContext(taskId: string, ctx: Record<string, unknown>): void {
+    this.db.prepare(`UPDATE tasks SET context_json = ? WHERE id = ?`).run(JSON.stringify(ctx), taskId);
+  }
+
+  context(taskId: string): Record<string, unknown> | undefined {
+    const r = this.db.prepare(`SELECT context_json FROM tasks WHERE id = ?`).get(taskId);
+    return r && r.context_json ? json(r.context_json, undefined) : undefined;
+  }
+
   checkpoint(taskId: string): Record<string, unknown> | undefined {
     const r = this.db.prepare(`SELECT data FROM checkpoints WHERE task_id = ?`).get(taskId);
     return r ? json(r.data, {}) : undefined;

@@ -2,6 +2,8 @@
 export interface ProjectSpec {
   id: string;
   cwd: string;
+  /** Other names the supervisor may use for this project; they only select the directory. */
+  aliases?: string[];
 }
 
 export interface ProfileSpec {

@@ -208,7 +208,7 @@ export class Supervisor {
   project(id: string | undefined): ProjectSpec {
     const ids = Object.keys(this.settings.projects);
     if (!id) throw new BridgeError(`project_id is required; configured projects: ${ids.join(", ") || "none (add [projects.<id>] to the config)"}`, "project_id");
-    const p = this.settings.projects[id];
+    const p = this.settings.projects[id] ?? Object.values(this.settings.projects).find((x) => x.aliases?.includes(id));
     if (!p) throw new BridgeError(`project_id "${id}" is not configured; use one of: ${ids.join(", ") || "none (add [projects.<id>] to the config)"}`, "project_id");
     return p;
   }
@@ -258,7 +258,7 @@ export class Supervisor {
         await client.request("thread/resume", { threadId: input.thread_id, excludeTurns: true, cwd: project.cwd });
         threadId = input.thread_id;
       } else {
-        const res = await client.request<{ thread: { id: string } }>("thread/start", {
+        const res = await client.request<Record<string, unknown> & { thread: { id: string } }>("thread/start", {
           cwd: project.cwd,
           approvalPolicy: profile.approval_policy,
           sandbox: profile.sandbox_type,
@@ -267,6 +267,10 @@ export class Supervisor {
           ...(relay ? { dynamicTools: [RELAY_TOOL_SPEC] } : {}),
         });
         threadId = res.thread.id;
+        this.repo.setContext(task.id, {
+          requested: { cwd: project.cwd, model: model ?? "(default)", effort: effort ?? "(default)", approval_policy: profile.approval_policy, sandbox: profile.sandbox_type, network_access: profile.network_access },
+          native: nativeContext(res),
+        });
       }
       this.runtime.loadedThreads.add(threadId);
       this.threadTask.set(threadId, task.id);
@@ -659,6 +663,19 @@ export class Supervisor {
   isTerminal(state: TaskState): boolean {
     return TERMINAL_STATES.has(state);
   }
+}
+
+/** What Codex itself reports it will use, as opposed to what the bridge asked for; unknown stays unknown. */
+function nativeContext(res: Record<string, unknown>): Record<string, unknown> {
+  const sandbox = (res.sandbox ?? null) as Record<string, unknown> | null;
+  return {
+    cwd: typeof res.cwd === "string" ? res.cwd : "unverified",
+    model: typeof res.model === "string" ? res.model : "unverified",
+    effort: typeof res.reasoningEffort === "string" ? res.reasoningEffort : "(default)",
+    approval_policy: typeof res.approvalPolicy === "string" ? res.approvalPolicy : res.approvalPolicy ? JSON.stringify(res.approvalPolicy) : "unverified",
+    sandbox: sandbox && typeof sandbox.type === "string" ? sandbox.type : "unverified",
+    network_access: sandbox && typeof sandbox.networkAccess === "boolean" ? sandbox.networkAccess : "unverified",
+  };
 }
 
 function hasDeltas(l: LiveTask): boolean {

@@ -151,3 +151,23 @@ describe("MCP surface", () => {
     }
   });
 });
+
+describe("context evidence and aliases", () => {
+  it("codex_status shows what was asked next to what Codex reports, and aliases select the project", async () => {
+    const h2 = await startHarness(await getPlatform(), { mockProvider: true, approvalPolicy: "never", extraConfig: "" });
+    try {
+      h2.bridge.sup.settings.projects.demo!.aliases = ["main-repo"];
+      h2.provider!.enqueue({ kind: "output", items: [{ type: "message", text: "ok" }] });
+      const start = sc(await h2.call("codex_start", { project_id: "main-repo", prompt: "ctx" }));
+      expect(start.project_id).toBe("demo");
+      const st = await h2.call("codex_status", { task_id: start.task_id });
+      const s = sc(st);
+      expect(s.context.requested).toMatchObject({ cwd: h2.projectDir, approval_policy: "never", sandbox: "workspace-write" });
+      expect(s.context.native).toMatchObject({ cwd: h2.projectDir, approval_policy: "never", sandbox: "workspaceWrite" });
+      expect(resultText(st)).toMatch(/context: cwd=/);
+      expect(resultText(st)).not.toMatch(/asked/);
+    } finally {
+      await h2.close();
+    }
+  });
+});
