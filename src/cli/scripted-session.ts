@@ -59,8 +59,7 @@ export type RequestView = z.infer<typeof RequestViewSchema>;
 export const WaitSchema = z.looseObject({
   task_id: z.string(),
   state: z.string(),
-  next_cursor: z.string(),
-  timed_out: z.boolean(),
+  next_cursor: z.string().optional(),
   messages: z.array(z.string()).optional(),
   requests: z.array(RequestViewSchema).optional(),
   tool_requests: z.array(RequestViewSchema).optional(),

@@ -1,0 +1,51 @@
+// Runs the CLI from source as a real child process (Bun executes the TypeScript), the way a user runs the binary.
+import { spawn } from "node:child_process";
+import { mkdtempSync, readdirSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { bundledCodexBin, PROJECT_ROOT } from "../support/real-codex.ts";
+
+export const MAIN = join(PROJECT_ROOT, "src", "cli", "main.ts");
+export const BUN = join(PROJECT_ROOT, "node_modules", ".bin", "bun");
+
+export interface CliRun {
+  code: number | null;
+  stdout: string;
+  stderr: string;
+}
+
+export interface CliOptions {
+  env?: Record<string, string | undefined>;
+  cwd?: string;
+  /** Replaces the inherited environment entirely (plus PATH) instead of adding to it. */
+  cleanEnv?: boolean;
+}
+
+export function runCli(args: string[], opts: CliOptions = {}): Promise<CliRun> {
+  const base: Record<string, string | undefined> = opts.cleanEnv ? { PATH: process.env.PATH, HOME: process.env.HOME } : { ...process.env };
+  const env: Record<string, string> = {};
+  for (const [k, v] of Object.entries({ ...base, ...opts.env })) if (v !== undefined) env[k] = v;
+  return new Promise((resolve, reject) => {
+    const child = spawn(BUN, [MAIN, ...args], { cwd: opts.cwd ?? PROJECT_ROOT, env, stdio: ["ignore", "pipe", "pipe"] });
+    let stdout = "";
+    let stderr = "";
+    child.stdout.setEncoding("utf8").on("data", (c: string) => (stdout += c));
+    child.stderr.setEncoding("utf8").on("data", (c: string) => (stderr += c));
+    child.on("error", reject);
+    child.on("close", (code) => resolve({ code, stdout, stderr }));
+  });
+}
+
+/** A private TMPDIR for one run, so a test can check the command left nothing behind. */
+export function privateTmp(): { dir: string; leftovers(): string[]; remove(): void } {
+  const dir = mkdtempSync(join(tmpdir(), "cli-test-"));
+  return {
+    dir,
+    leftovers: () => readdirSync(dir),
+    remove: () => rmSync(dir, { recursive: true, force: true }),
+  };
+}
+
+export function codexEnv(tmp: string): Record<string, string> {
+  return { CODEX_BIN: bundledCodexBin(), TMPDIR: tmp };
+}
