@@ -98,6 +98,39 @@ describe("web-tool relay against the real Codex", () => {
     expect(resultText(result)).toMatch(/Host reports \(relayed by the supervisor's host; not independently verified/);
   });
 
+  it("an oversize tool request is refused to Codex without a ledger entry; a non-success result is labelled and marks the call failed", async () => {
+    h = await startHarness(await getPlatform(), { mockProvider: true, approvalPolicy: "never" });
+    h.provider!.enqueue(
+      relayCall("q".repeat(16_001), "call_big"),
+      relayCall("status page of service X", "call_small"),
+      { kind: "output", items: [{ type: "message", text: "Could not reach it." }] },
+    );
+    const taskId = await startTask(h, "check service X");
+    const req = await nextToolRequest(h, taskId);
+    expect(req.tool.request).toBe("status page of service X");
+    // The first call never reached the supervisor: Codex got the refusal and the model asked again.
+    expect(lastFunctionOutput(h.provider!.requests[1]!, "call_big")).toMatch(/bridge_web_tool refused: request is 16001 characters; at most 16000/);
+    expect(h.bridge.sup.repo.interactions(taskId).filter((i) => i.kind === "tool")).toHaveLength(1);
+    const warnings = await h.call("codex_inspect", { task_id: taskId, kind: "warnings" });
+    expect(resultText(warnings)).toMatch(/bridge_web_tool call refused/);
+
+    const r = await h.call("codex_submit_tool_result", {
+      task_id: taskId,
+      request_id: req.request_id,
+      status: "unavailable",
+      result: { reason: "no browsing tool in this conversation" },
+      sources: ["https://status.example/x"],
+      tool_used: "none",
+    });
+    expect(r.isError, resultText(r)).toBeFalsy();
+    expect((await settled(h, taskId)).at(-1)!.state).toBe("completed");
+    expect(lastFunctionOutput(h.provider!.requests.at(-1)!, "call_small")).toBe(
+      '[host tool unavailable]\n{\n "reason": "no browsing tool in this conversation"\n}\nSources:\n- https://status.example/x\n(via host tool none; a host report, not independently verified)',
+    );
+    const item = h.bridge.sup.repo.item(taskId, "call_small");
+    expect(item?.status).toBe("failed");
+  });
+
   it("a tool call pending at cancel becomes stale and cannot be answered", async () => {
     h = await startHarness(await getPlatform(), { mockProvider: true, approvalPolicy: "never" });
     h.provider!.enqueue(relayCall("weather in Oslo"));
