@@ -12,6 +12,7 @@ import {
   DeadlineError,
   errorText,
   parseFlags,
+  runTmpDir,
   resourceTextOf,
   ResultSchema,
   SETTLED,
@@ -108,11 +109,12 @@ interface Seen {
   relayed: string | null;
 }
 
-async function supervise(platform: Platform, setHarness: (h: Harness) => void): Promise<Transcript> {
+async function supervise(platform: Platform, env: Record<string, string | undefined>, setHarness: (h: Harness) => void): Promise<Transcript> {
   out("codex-bridge demo: one supervised Codex task, driven only through the bridge's MCP tools.");
   out("Real Codex app-server; the model is the built-in loopback mock (no account, no network). Temporary project, removed afterwards.");
   const h = await startHarness(platform, {
     mockProvider: true,
+    env,
     approvalPolicy: "untrusted",
     sandboxType: "workspace-write",
     files: { "README.md": "# demo project\n\nA throwaway Git project created by `codex-bridge demo`.\n" },
@@ -200,14 +202,17 @@ export async function runDemo(platform: Platform, args: string[]): Promise<numbe
     if (closing) void closeHarness(h);
   };
   const started = Date.now();
+  const scratch = runTmpDir("codex-bridge-demo");
   try {
-    const tr = await withDeadline(DEADLINE_MS + 10_000, "the demo", () => supervise(platform, adopt), cleanup);
+    const tr = await withDeadline(DEADLINE_MS + 10_000, "the demo", () => supervise(platform, scratch.env, adopt), cleanup);
     await cleanup();
+    scratch.remove();
     out(`\nDone: ${tr.calls} MCP calls, ${tr.charsRead.toLocaleString("en-US")} characters read by the supervisor, ${tr.seconds()} s.`);
     out("Next: `codex-bridge init` writes your own config; `codex-bridge doctor` checks it.");
     return 0;
   } catch (err) {
     await cleanup();
+    scratch.remove();
     const why = err instanceof DeadlineError ? err.message : withCodexHint(errorText(err));
     process.stderr.write(`\ndemo FAILED after ${Math.round((Date.now() - started) / 100) / 10} s: ${why}\n`);
     return 1;

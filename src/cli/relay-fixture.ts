@@ -11,6 +11,7 @@ import {
   DeadlineError,
   errorText,
   parseFlags,
+  runTmpDir,
   ResultSchema,
   SETTLED,
   structured,
@@ -97,9 +98,9 @@ async function waitFor(h: Harness, taskId: string, deadline: number, until: (w: 
   }
 }
 
-async function runFixture(platform: Platform, mock: boolean, marker: string, deadline: number, report: RelayFixtureReport, setHarness: (h: Harness) => void): Promise<void> {
+async function runFixture(platform: Platform, env: Record<string, string | undefined>, mock: boolean, marker: string, deadline: number, report: RelayFixtureReport, setHarness: (h: Harness) => void): Promise<void> {
   progress(mock ? "starting the bridge, a real Codex app-server and the loopback mock model (offline)" : "starting the bridge and a real Codex app-server with your Codex login");
-  const h = await startHarness(platform, { mockProvider: mock, approvalPolicy: "never", sandboxType: "read-only" });
+  const h = await startHarness(platform, { mockProvider: mock, env, approvalPolicy: "never", sandboxType: "read-only" });
   setHarness(h);
   if (mock) scriptMock(h, process.env[SABOTAGE_ENV] === "1");
 
@@ -165,6 +166,7 @@ export async function runRelayFixture(platform: Platform, args: string[]): Promi
   const started = Date.now();
   const limit = mock ? MOCK_DEADLINE_MS : REAL_DEADLINE_MS;
   const report: RelayFixtureReport = { ok: false, marker, task_id: null, turn_id: null, final_message_excerpt: null, seconds: 0 };
+  const scratch = runTmpDir("codex-bridge-relay-fixture");
   let harness: Harness | null = null;
   let closing: Promise<void> | null = null;
   const closeHarness = (h: Harness) => h.close().catch((e: unknown) => progress(`cleanup: ${errorText(e)}`));
@@ -176,12 +178,13 @@ export async function runRelayFixture(platform: Platform, args: string[]): Promi
   };
 
   try {
-    await withDeadline(limit, "the relay fixture", () => runFixture(platform, mock, marker, started + limit, report, adopt), cleanup);
+    await withDeadline(limit, "the relay fixture", () => runFixture(platform, scratch.env, mock, marker, started + limit, report, adopt), cleanup);
     report.ok = true;
   } catch (err) {
     report.reason = err instanceof FixtureFailure || err instanceof DeadlineError ? err.message : withCodexHint(errorText(err));
   } finally {
     await cleanup();
+    scratch.remove();
   }
   report.seconds = Math.round((Date.now() - started) / 100) / 10;
 

@@ -1,5 +1,8 @@
 // Shared by `demo` and `relay-fixture`: strict flag parsing, a whole-run deadline that still cleans up, and typed
 // readings of the structuredContent the bridge's own tools return (the MCP boundary, so parsed with zod).
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { z } from "zod";
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 
@@ -129,4 +132,16 @@ export function errorText(err: unknown): string {
 export function withCodexHint(message: string): string {
   if (!/codex/i.test(message) || !/not found|does not exist|missing|ENOENT/i.test(message)) return message;
   return `${message}\nTo fix: run \`npm ci\` in the codex-bridge checkout (it installs the pinned Codex), or set CODEX_BIN to the absolute path of the native codex executable.`;
+}
+
+/**
+ * A TMPDIR of the run's own for Codex: its sandbox leaves helper directories in TMPDIR (e.g. bwrap mount targets),
+ * and a command that promises to clean up everything it created must not leave those behind either.
+ */
+export function runTmpDir(prefix: string): { env: Record<string, string | undefined>; remove(): void } {
+  const dir = mkdtempSync(join(tmpdir(), `${prefix}-tmp-`));
+  return {
+    env: { ...process.env, TMPDIR: dir, TMP: dir, TEMP: dir },
+    remove: () => rmSync(dir, { recursive: true, force: true }),
+  };
 }
