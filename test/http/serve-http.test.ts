@@ -149,6 +149,19 @@ describe("serve --http", () => {
     expect(fine.headers["mcp-session-id"]).toBeTruthy();
   }, 120_000);
 
+  it("answers a call sent without a session (a client that lost it) and sends 404 for an unknown session", async () => {
+    setup = await prepareBridge();
+    bridge = await startHttpBridge(setup.env);
+    const host = { host: `127.0.0.1:${bridge.port}` };
+    const list = await rawPost(bridge.port, host, { jsonrpc: "2.0", id: 7, method: "tools/list" });
+    expect(list.status).toBe(200);
+    const body = JSON.parse(list.text) as { id: number; result: { tools: { name: string }[] } };
+    expect(body.id).toBe(7);
+    expect(body.result.tools.map((t) => t.name)).toContain("codex_status");
+    const stale = await rawPost(bridge.port, { ...host, "mcp-session-id": "0b7c0e0e-0000-4000-8000-000000000000" }, { jsonrpc: "2.0", id: 8, method: "tools/list" });
+    expect(stale.status).toBe(404);
+  }, 120_000);
+
   it("with --token-file, refuses a missing or wrong bearer token with 401 and never logs the token", async () => {
     setup = await prepareBridge();
     const dir = tempDir();
@@ -187,7 +200,7 @@ describe("serve --http", () => {
     expect(noToken.stderr()).toMatch(/--token-file .*cannot read it/);
   }, 60_000);
 
-  it("exits on SIGTERM, stopping its Codex app-server and releasing the database", async () => {
+  it("exits on SIGTERM with a task running and a wait pending, stopping its Codex app-server and releasing the database", async () => {
     setup = await prepareBridge();
     bridge = await startHttpBridge(setup.env);
     const c = await client();
@@ -199,6 +212,16 @@ describe("serve --http", () => {
     expect(appServerPid).toBeGreaterThan(0);
     expect(processGone(appServerPid)).toBe(false);
 
+    // A task in flight and a long-poll held open must not delay the exit.
+    setup.provider.enqueue({ kind: "hang" });
+    const start = await c.call("codex_start", { project_id: "demo", prompt: "never finishes" });
+    expect(start.isError, resultText(start)).toBeFalsy();
+    await setup.provider.waitForRequests(1, 60_000);
+    const pendingWait = c.call("codex_wait", { task_id: sc(start).task_id, timeout_seconds: 120 }).then(
+      () => "answered",
+      () => "connection ended",
+    );
+
     const startedAt = Date.now();
     const stopped = await bridge.stop(10_000);
     console.info(`[serve-http] SIGTERM exit took ${Date.now() - startedAt} ms`);
@@ -206,6 +229,7 @@ describe("serve --http", () => {
     expect(await eventually(() => processGone(appServerPid), 2000), `app-server ${appServerPid} remains`).toBe(true);
     expect(liveGroupMembers(appServerPid)).toEqual([]);
     expect(existsSync(`${setup.statePath}.lock`)).toBe(false);
+    expect(await pendingWait).toBe("connection ended");
     bridge = null;
   }, 120_000);
 });
