@@ -60,7 +60,7 @@ const n = (x: number) => x.toLocaleString("en-US");
 const ratio = (ours: number, peer: number) => (ours === 0 ? "-" : `${(peer / ours).toFixed(1)}x less`);
 
 export function economyRows(r: EconomyReport): string[][] {
-  const rows: string[][] = [["measure", "figure", "target", "peer", "vs peer", ""]];
+  const rows: string[][] = [["measure", "figure", "target", "peer", "vs peer", "note"]];
   for (const v of r.variants) {
     rows.push([
       `${v.variant === "approvals" ? `${v.approvals} approvals` : "no approvals"}: chars (text+structured)`,
@@ -96,7 +96,9 @@ export function economyRows(r: EconomyReport): string[][] {
 
 export function formatTable(rows: string[][]): string {
   const widths = rows[0]!.map((_, i) => Math.max(...rows.map((r) => (r[i] ?? "").length)));
-  return rows.map((r) => r.map((c, i) => (i === 0 ? c.padEnd(widths[i]!) : c.padStart(widths[i]!))).join("  ").trimEnd()).join("\n");
+  // First and last columns are words (left-aligned); the ones between are figures (right-aligned).
+  const last = widths.length - 1;
+  return rows.map((r) => r.map((c, i) => (i === 0 || i === last ? c.padEnd(widths[i]!) : c.padStart(widths[i]!))).join("  ").trimEnd()).join("\n");
 }
 
 export function perToolRows(r: EconomyReport): string[][] {
