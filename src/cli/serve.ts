@@ -26,7 +26,7 @@ export function mcpServerFor(bridge: Bridge) {
 }
 
 export async function runServe(platform: Platform, args: string[]): Promise<number> {
-  const httpIdx = args.indexOf("--http");
+  const httpIdx = args.findIndex((a) => a === "--http" || a.startsWith("--http="));
   if (httpIdx >= 0) {
     const { runHttp } = await import("./serve-http.ts");
     return runHttp(platform, args);
