@@ -19,6 +19,8 @@ export interface CliOptions {
   cwd?: string;
   /** Replaces the inherited environment entirely (plus PATH) instead of adding to it. */
   cleanEnv?: boolean;
+  /** Kills the child after this long (a command that should have refused its arguments but started instead). */
+  killAfterMs?: number;
 }
 
 export function runCli(args: string[], opts: CliOptions = {}): Promise<CliRun> {
@@ -31,8 +33,12 @@ export function runCli(args: string[], opts: CliOptions = {}): Promise<CliRun> {
     let stderr = "";
     child.stdout.setEncoding("utf8").on("data", (c: string) => (stdout += c));
     child.stderr.setEncoding("utf8").on("data", (c: string) => (stderr += c));
+    const killer = setTimeout(() => child.kill("SIGKILL"), opts.killAfterMs ?? 170_000);
     child.on("error", reject);
-    child.on("close", (code) => resolve({ code, stdout, stderr }));
+    child.on("close", (code) => {
+      clearTimeout(killer);
+      resolve({ code, stdout, stderr });
+    });
   });
 }
 
