@@ -5,7 +5,7 @@ import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 
 const samples = JSON.parse(
-  readFileSync(join(dirname(fileURLToPath(import.meta.url)), "..", "..", "..", "shared", "codex", "protocol-samples-0.171.0.json"), "utf8"),
+  readFileSync(join(dirname(fileURLToPath(import.meta.url)), "..", "fixtures", "codex", "protocol-samples-0.171.0.json"), "utf8"),
 ) as Record<string, { msg: Record<string, unknown> }>;
 const sample = (key: string) => structuredClone(samples[key]!.msg);
 
