@@ -25,8 +25,13 @@ import {
 export const RELAY_FIXTURE_FLAGS = ["--mock-provider", "--json"] as const;
 const MOCK_DEADLINE_MS = 120_000;
 const REAL_DEADLINE_MS = 300_000;
-/** Test hook: the mock model's final answer leaves the tool output out, so the fixture must FAIL. */
+/**
+ * Test hooks. SABOTAGE=1: the mock model's final answer leaves the tool output out, so the fixture must FAIL.
+ * SABOTAGE=hang: the mock model never finishes after the tool output, so the deadline (DEADLINE_MS) must end the run.
+ */
 const SABOTAGE_ENV = "CODEX_BRIDGE_FIXTURE_SABOTAGE";
+const DEADLINE_ENV = "CODEX_BRIDGE_FIXTURE_DEADLINE_MS";
+type Sabotage = "none" | "drop-marker" | "hang";
 
 export interface RelayFixtureReport {
   ok: boolean;
@@ -61,7 +66,7 @@ function realPrompt(): string {
   ].join(" ");
 }
 
-function scriptMock(h: Harness, sabotage: boolean): void {
+function scriptMock(h: Harness, sabotage: Sabotage): void {
   const provider = h.provider!;
   provider.enqueue({
     kind: "output",
@@ -77,16 +82,19 @@ function scriptMock(h: Harness, sabotage: boolean): void {
   provider.setResponder((req) => {
     const out = lastFunctionOutput(req);
     if (out === undefined) return undefined;
-    const text = sabotage ? "The tool answered; its content is withheld (sabotaged fixture)." : `The relay answered: ${out}`;
+    if (sabotage === "hang") return { kind: "hang" };
+    const text = sabotage === "drop-marker" ? "The tool answered; its content is withheld (sabotaged fixture)." : `The relay answered: ${out}`;
     return { kind: "output", items: [{ type: "message", text, deltas: 3 }] };
   });
 }
 
 async function waitFor(h: Harness, taskId: string, deadline: number, until: (w: WaitView) => boolean): Promise<WaitView> {
+  let state = "starting";
   for (;;) {
     const left = Math.floor((deadline - Date.now()) / 1000);
-    if (left <= 0) throw new FixtureFailure("the run deadline passed while waiting for Codex");
+    if (left <= 0) throw new FixtureFailure(`the run deadline passed while waiting for Codex (task still ${state})`);
     const w = structured("codex_wait", await h.call("codex_wait", { task_id: taskId, timeout_seconds: Math.min(20, left) }), WaitSchema);
+    state = w.state;
     for (const m of w.messages ?? []) progress(`codex says: ${m.length > 160 ? `${m.slice(0, 159)}…` : m}`);
     // Nothing here should need an approval; a refusal keeps the turn going instead of hanging it.
     for (const r of w.requests ?? []) {
@@ -102,7 +110,10 @@ async function runFixture(platform: Platform, env: Record<string, string | undef
   progress(mock ? "starting the bridge, a real Codex app-server and the loopback mock model (offline)" : "starting the bridge and a real Codex app-server with your Codex login");
   const h = await startHarness(platform, { mockProvider: mock, env, approvalPolicy: "never", sandboxType: "read-only" });
   setHarness(h);
-  if (mock) scriptMock(h, process.env[SABOTAGE_ENV] === "1");
+  if (mock) {
+    const hook = process.env[SABOTAGE_ENV];
+    scriptMock(h, hook === "1" ? "drop-marker" : hook === "hang" ? "hang" : "none");
+  }
 
   const prompt = mock ? "Ask the supervisor's host for the relay fixture marker through bridge_web_tool, then report it." : realPrompt();
   const start = structured("codex_start", await h.call("codex_start", { project_id: "demo", prompt }), TaskSchema);
@@ -164,7 +175,8 @@ export async function runRelayFixture(platform: Platform, args: string[]): Promi
   }
   const marker = `RELAY-${randomBytes(8).toString("hex").toUpperCase()}`;
   const started = Date.now();
-  const limit = mock ? MOCK_DEADLINE_MS : REAL_DEADLINE_MS;
+  const override = Number(process.env[DEADLINE_ENV]);
+  const limit = Number.isInteger(override) && override > 0 ? override : mock ? MOCK_DEADLINE_MS : REAL_DEADLINE_MS;
   const report: RelayFixtureReport = { ok: false, marker, task_id: null, turn_id: null, final_message_excerpt: null, seconds: 0 };
   const scratch = runTmpDir("codex-bridge-relay-fixture");
   let harness: Harness | null = null;

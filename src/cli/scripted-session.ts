@@ -23,18 +23,21 @@ export function parseFlags(command: string, args: string[], accepted: readonly s
 export class DeadlineError extends Error {}
 
 /**
- * Runs `body` with a deadline. On expiry (or Ctrl+C) `abort` is called at once so the caller's cleanup can tear down
- * what is running, and the returned promise rejects with a DeadlineError; `body` is abandoned.
+ * Runs `body` with a deadline. On expiry (or Ctrl+C) the returned promise rejects with a DeadlineError and `abort` is
+ * started to tear down what is running; `body` is abandoned. The caller awaits the same teardown before exiting.
  */
 export async function withDeadline<T>(ms: number, what: string, body: () => Promise<T>, abort: () => Promise<void>): Promise<T> {
   let timer: ReturnType<typeof setTimeout> | undefined;
   let onSigint: (() => void) | undefined;
   const stopped = new Promise<never>((_, reject) => {
+    // Rejected before the teardown starts, so the abandoned body's "connection closed" cannot win the race.
     timer = setTimeout(() => {
-      void abort().finally(() => reject(new DeadlineError(`${what} did not finish within ${Math.round(ms / 1000)} s`)));
+      reject(new DeadlineError(`${what} did not finish within ${Math.round(ms / 1000)} s`));
+      void abort();
     }, ms);
     onSigint = () => {
-      void abort().finally(() => reject(new DeadlineError(`${what} was interrupted (Ctrl+C)`)));
+      reject(new DeadlineError(`${what} was interrupted (Ctrl+C)`));
+      void abort();
     };
     process.once("SIGINT", onSigint);
   });

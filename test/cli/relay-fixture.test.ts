@@ -64,6 +64,17 @@ describe("codex-bridge relay-fixture --mock-provider", () => {
     expect(text.stdout).toMatch(/^relay-fixture: FAIL: the final answer does not contain the marker RELAY-[0-9A-F]{16}\n$/);
   });
 
+  it("gives up at its deadline when the turn never ends, and still removes everything", async () => {
+    tmp = privateTmp();
+    const env = { ...codexEnv(tmp.dir), CODEX_BRIDGE_FIXTURE_SABOTAGE: "hang", CODEX_BRIDGE_FIXTURE_DEADLINE_MS: "4000" };
+    const run = await runCli(["relay-fixture", "--mock-provider", "--json"], { env });
+    expect(run.code).toBe(1);
+    const report = ReportSchema.parse(JSON.parse(run.stdout));
+    expect(report.ok).toBe(false);
+    expect(report.reason).toMatch(/deadline passed while waiting for Codex|did not finish within 4 s/);
+    expect(tmp.leftovers()).toEqual([]);
+  });
+
   it("refuses unknown options and arguments before doing anything", async () => {
     for (const args of [["--mock"], ["--mock-provider", "extra"], ["--json", "--verbose"]]) {
       const run = await runCli(["relay-fixture", ...args]);
