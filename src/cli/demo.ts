@@ -36,7 +36,7 @@ const PROMPT = `Ask the supervisor's host, through bridge_web_tool, for the curr
 const out = (s: string): void => {
   process.stdout.write(`${s}\n`);
 };
-const indent = (s: string): string => s.replace(/^/gm, "    ");
+const indent = (s: string): string => s.replace(/^(?=.)/gm, "    ");
 
 /** Keeps what can sit inside single quotes in a shell command unchanged. */
 const shellSafe = (s: string): string => s.replace(/[^A-Za-z0-9 .,:;()/_+=-]/g, "").slice(0, 200);

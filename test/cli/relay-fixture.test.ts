@@ -75,6 +75,22 @@ describe("codex-bridge relay-fixture --mock-provider", () => {
     expect(tmp.leftovers()).toEqual([]);
   });
 
+  it("without --mock-provider it says first that it uses the user's login and spends quota", async () => {
+    tmp = privateTmp();
+    // Codex is made unfindable (outside the checkout, CODEX_BIN wrong), so nothing reaches a model.
+    const run = await runCli(["relay-fixture", "--json"], {
+      cwd: tmp.dir,
+      cleanEnv: true,
+      env: { TMPDIR: tmp.dir, CODEX_BIN: `${tmp.dir}/no-such-codex`, PATH: "/usr/bin:/bin" },
+    });
+    expect(run.code).toBe(1);
+    expect(run.stderr.split("\n")[0]).toMatch(/uses your Codex login .* spends a little quota/);
+    const report = ReportSchema.parse(JSON.parse(run.stdout));
+    expect(report.reason).toContain("no-such-codex");
+    expect(report.reason).toContain("CODEX_BIN");
+    expect(tmp.leftovers()).toEqual([]);
+  });
+
   it("refuses unknown options and arguments before doing anything", async () => {
     for (const args of [["--mock"], ["--mock-provider", "extra"], ["--json", "--verbose"]]) {
       const run = await runCli(["relay-fixture", ...args]);
