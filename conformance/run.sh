@@ -2,18 +2,26 @@
 # Runs the MCP conformance suite (server scenarios, Streamable HTTP) against `codex-bridge serve --http` and exits
 # non-zero only on unexpected results (a failure not in conformance/baseline.yml, or a baseline entry that now passes).
 # Offline: the bridge gets an empty config, an in-memory state, and a throwaway CODEX_HOME; the suite only talks to
-# the loopback URL. The suite needs Node 22 (devDependency `node`), the bridge runs from source under Bun unless
+# the loopback URL. The suite needs Node 22 (installed on first use into .cache/node22), the bridge runs from source under Bun unless
 # CODEX_BRIDGE_BIN names a built binary.
 set -euo pipefail
 
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
-NODE22="$ROOT/node_modules/node/bin/node"
+# Node 22 lives outside node_modules/.bin so that npm scripts keep running on the system Node (20+).
+NODE22_DIR="$ROOT/.cache/node22"
+NODE22="$NODE22_DIR/node_modules/node/bin/node"
+NODE22_VERSION="22.23.3"
 SUITE="$ROOT/node_modules/@modelcontextprotocol/conformance/dist/index.js"
 BASELINE="${CONFORMANCE_BASELINE:-$ROOT/conformance/baseline.yml}"
 BUN="$ROOT/node_modules/.bin/bun"
 
 fail() { echo "conformance: $*" >&2; exit 2; }
-[ -x "$NODE22" ] || fail "Node 22 is missing ($NODE22): run npm ci"
+if [ ! -x "$NODE22" ]; then
+  echo "conformance: installing node@$NODE22_VERSION into .cache/node22 (the suite needs Node 22)" >&2
+  npm install --silent --no-save --no-package-lock --no-audit --no-fund --prefix "$NODE22_DIR" "node@$NODE22_VERSION" >&2 \
+    || fail "could not install node@$NODE22_VERSION from the npm registry"
+fi
+[ -x "$NODE22" ] || fail "Node 22 is missing ($NODE22)"
 case "$("$NODE22" --version)" in v22.*) ;; *) fail "$NODE22 is not Node 22";; esac
 [ -f "$SUITE" ] || fail "@modelcontextprotocol/conformance is missing: run npm ci"
 
