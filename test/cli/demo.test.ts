@@ -15,8 +15,10 @@ afterEach(() => {
 function callBlock(stdout: string, n: number): string {
   const start = stdout.indexOf(`\n[${n}] supervisor → `);
   expect(start, `call [${n}] in the transcript`).toBeGreaterThanOrEqual(0);
-  const end = stdout.indexOf("\n\n", start + 1);
-  return stdout.slice(start + 1, end < 0 ? undefined : end);
+  // Blocks are separated by a blank line before the next note, call or summary; answers may hold blank lines.
+  const rest = stdout.slice(start + 1);
+  const end = rest.search(/\n\n(?=· |\[\d+\] |Done: )/);
+  return end < 0 ? rest : rest.slice(0, end);
 }
 
 describe("codex-bridge demo", () => {
