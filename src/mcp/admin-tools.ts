@@ -4,32 +4,33 @@ import type { HealthReport } from "../supervisor/health.ts";
 import { BridgeError } from "../supervisor/errors.ts";
 import type { Supervisor } from "../supervisor/supervisor.ts";
 import { MUTATING, ok, READ_ONLY, wrap } from "./tool-result.ts";
+import { inputOf, listed, outputOf } from "./listing.ts";
 
 const CHECKPOINT_FIELD = z.string().max(2000);
 
 export function registerAdminTools(server: McpServer, sup: Supervisor, health: () => Promise<HealthReport>): void {
-  server.registerTool(
+  listed(server.registerTool(
     "codex_health",
     {
       title: "Bridge health",
-      description: "Config, projects, profiles, SQLite, Codex app-server, login availability, live models, and the bridge's version, build fingerprint, PID and uptime.",
-      inputSchema: {},
-      outputSchema: z.looseObject({ healthy: z.boolean().optional() }),
+      description: "Config, projects, profiles, SQLite, Codex app-server, login, live models; the bridge's version, build fingerprint, PID, uptime.",
+      inputSchema: inputOf({}),
+      outputSchema: outputOf({ healthy: z.boolean().optional() }),
       annotations: READ_ONLY,
     },
     wrap(async () => {
       const h = await health();
       return ok(renderHealth(h), h as unknown as Record<string, unknown>);
     }),
-  );
+  ));
 
-  server.registerTool(
+  listed(server.registerTool(
     "codex_models",
     {
       title: "Live model list",
       description: "One page of this Codex's live model/list (no cache).",
-      inputSchema: { cursor: z.string().max(200).optional(), include_hidden: z.boolean().optional() },
-      outputSchema: z.looseObject({ models: z.array(z.unknown()).optional(), next_cursor: z.string().nullable().optional() }),
+      inputSchema: inputOf({ cursor: z.string().max(200).optional(), include_hidden: z.boolean().optional() }),
+      outputSchema: outputOf({ models: z.array(z.unknown()).optional() }),
       annotations: READ_ONLY,
     },
     wrap(async (args) => {
@@ -46,20 +47,20 @@ export function registerAdminTools(server: McpServer, sup: Supervisor, health: (
       const text = models.map((m) => `${m.model}${m.default ? " (default)" : ""}: ${m.efforts.join("/")}`).join("\n") + (res.nextCursor ? `\nnext_cursor ${res.nextCursor}` : "");
       return ok(text || "no models", { models, next_cursor: res.nextCursor ?? null });
     }),
-  );
+  ));
 
-  server.registerTool(
+  listed(server.registerTool(
     "codex_threads",
     {
       title: "Native Codex threads",
-      description: "list: native Codex threads (including ones the bridge did not start); read: one thread's turns. Adopt one with codex_start thread_id.",
-      inputSchema: {
+      description: "list: native Codex threads, also ones the bridge did not start; read: one thread's turns. Adopt one with codex_start thread_id.",
+      inputSchema: inputOf({
         action: z.enum(["list", "read"]),
         thread_id: z.string().max(100).optional(),
         cursor: z.string().max(200).optional(),
         limit: z.number().int().min(1).max(50).optional(),
-      },
-      outputSchema: z.looseObject({ threads: z.array(z.unknown()).optional(), turns: z.array(z.unknown()).optional(), next_cursor: z.string().nullable().optional() }),
+      }),
+      outputSchema: outputOf({ threads: z.array(z.unknown()).optional(), turns: z.array(z.unknown()).optional() }),
       annotations: READ_ONLY,
     },
     wrap(async (args) => {
@@ -86,22 +87,22 @@ export function registerAdminTools(server: McpServer, sup: Supervisor, health: (
       const turns = (res.data ?? []).map((t) => ({ turn_id: String(t.id), status: t.status }));
       return ok(turns.map((t) => `${t.turn_id} ${String(t.status)}`).join("\n") || "no turns", { turns, next_cursor: res.nextCursor ?? null });
     }),
-  );
+  ));
 
-  server.registerTool(
+  listed(server.registerTool(
     "codex_checkpoint",
     {
       title: "Supervisory checkpoint",
-      description: "Read or update a task's short supervisory anchor: goal, constraints, state, next step (each at most 2000 characters).",
-      inputSchema: {
+      description: "Read or update a task's short supervisory anchor: goal, constraints, state, next step.",
+      inputSchema: inputOf({
         action: z.enum(["read", "update"]),
         task_id: z.string().regex(/^t_[0-9a-f]{10}$/, "a task id from codex_start"),
         goal: CHECKPOINT_FIELD.optional(),
         constraints: CHECKPOINT_FIELD.optional(),
         state: CHECKPOINT_FIELD.optional(),
         next_step: CHECKPOINT_FIELD.optional(),
-      },
-      outputSchema: z.looseObject({ checkpoint: z.record(z.string(), z.unknown()).optional() }),
+      }),
+      outputSchema: outputOf({ checkpoint: z.looseObject({}).optional() }),
       annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: true, openWorldHint: false },
     },
     wrap(async (args) => {
@@ -116,15 +117,15 @@ export function registerAdminTools(server: McpServer, sup: Supervisor, health: (
       const text = Object.entries(cur).map(([k, v]) => `${k}: ${String(v)}`).join("\n");
       return ok(text || "no checkpoint yet", { checkpoint: cur });
     }),
-  );
+  ));
 
-  server.registerTool(
+  listed(server.registerTool(
     "codex_runtime",
     {
       title: "Managed app-server",
-      description: "status of the managed codex app-server child, or restart it (refused while a task is active, a request pending or an outcome UNKNOWN).",
-      inputSchema: { action: z.enum(["status", "restart"]) },
-      outputSchema: z.looseObject({ state: z.string().optional() }),
+      description: "Status of the managed Codex app-server, or restart it (refused while a task is active, a request pending or an outcome UNKNOWN).",
+      inputSchema: inputOf({ action: z.enum(["status", "restart"]) }),
+      outputSchema: outputOf({ state: z.string().optional() }),
       annotations: MUTATING,
     },
     wrap(async (args) => {
@@ -139,7 +140,7 @@ export function registerAdminTools(server: McpServer, sup: Supervisor, health: (
       const view = { state: info.state, pid: info.pid, restarts: info.restarts, uptime_s: info.uptimeMs === null ? null : Math.round(info.uptimeMs / 1000), ...counts, ...(sup.runtime.lastExit ? { last_exit: sup.runtime.lastExit } : {}) };
       return ok(`app-server ${info.state} pid ${info.pid ?? "-"} · restarts ${info.restarts} · active ${counts.active} · pending ${counts.pending} · unknown ${counts.unknown}`, view);
     }),
-  );
+  ));
 }
 
 export function renderHealth(h: HealthReport): string {

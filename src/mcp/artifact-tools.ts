@@ -5,6 +5,7 @@ import { LIST_MAX_LIMIT, listFiles, type FileEntry } from "../artifacts/list.ts"
 import { ArtifactRangeError, ArtifactTooLargeError, readArtifact, type ArtifactRead } from "../artifacts/read.ts";
 import { ArtifactPathError } from "../artifacts/resolve.ts";
 import { ARTIFACT_VIEWER_HTML, ARTIFACT_VIEWER_URI, MCP_APP_MIME } from "../artifacts/viewer-html.ts";
+import { inputOf, listed, outputOf } from "./listing.ts";
 
 export interface ArtifactToolDeps {
   projects: () => Record<string, { cwd: string }>;
@@ -76,6 +77,11 @@ const artifactOutput = {
   next_offset: z.number().optional(),
 };
 type ArtifactOutput = z.infer<z.ZodObject<typeof artifactOutput>>;
+
+// What tools/list declares: the keys a reader acts on, the rest admitted. The full shapes above type the results;
+// spelling them out in the listing would cost every conversation ~1,000 characters for no decision it enables.
+const filesListed = outputOf({ entries: z.array(z.unknown()), total: z.number(), next_offset: z.number().optional() });
+const artifactListed = outputOf({ uri: z.string(), sha256: z.string(), complete: z.boolean(), next_offset: z.number().optional() });
 
 /** `codex-artifact://<project>/<path>`, each part percent-encoded; a range rides in the query. */
 export function artifactUri(project: string, rel: string, range?: { offset: number; length: number }): string {
@@ -224,13 +230,13 @@ function parseArtifactUri(uri: URL, variables: Record<string, string | string[]>
 export function registerArtifactTools(server: McpServer, deps: ArtifactToolDeps): void {
   const sensitive = deps.sensitivePaths;
 
-  server.registerTool(
+  listed(server.registerTool(
     "codex_files",
     {
       title: "List project files",
       description: "List or search files of a project (metadata only). query: name substring or glob; implies recursive. Sorted by path; page with offset.",
-      inputSchema: filesInput,
-      outputSchema: filesOutput,
+      inputSchema: inputOf(filesInput),
+      outputSchema: filesListed,
       annotations: READ_ONLY,
     },
     withErrors(async (args) => {
@@ -244,16 +250,16 @@ export function registerArtifactTools(server: McpServer, deps: ArtifactToolDeps)
       if (r.truncated) structured.truncated = true;
       return { content: [{ type: "text", text: [head, ...r.entries.map(renderEntry)].join("\n") }], structuredContent: structured };
     }),
-  );
+  ));
 
-  server.registerTool(
+  listed(server.registerTool(
     "codex_artifact",
     {
       title: "Read a project file",
       description:
-        "Return one project file: images/audio as native content, others as an embedded resource, plus a codex-artifact:// link. Large files return metadata; read them with offset/length (at most chunk_bytes each).",
-      inputSchema: artifactInput,
-      outputSchema: artifactOutput,
+        "One project file: images/audio as native content, others as an embedded resource, plus a codex-artifact:// link. Large files: metadata only; read them by offset/length, at most chunk_bytes each.",
+      inputSchema: inputOf(artifactInput),
+      outputSchema: artifactListed,
       annotations: READ_ONLY,
       _meta: { ui: { resourceUri: ARTIFACT_VIEWER_URI }, "ui/resourceUri": ARTIFACT_VIEWER_URI },
     },
@@ -268,7 +274,7 @@ export function registerArtifactTools(server: McpServer, deps: ArtifactToolDeps)
       });
       return artifactResult(args.project_id, a);
     }),
-  );
+  ));
 
   server.registerResource(
     "project-file",

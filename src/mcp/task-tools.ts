@@ -9,50 +9,54 @@ import { PROMPT_MAX_CHARS } from "../supervisor/supervisor.ts";
 import type { Platform } from "../../platform/types.ts";
 import { contextLine, NO_RELAY_NOTE, renderWait, taskLine, taskView } from "./render.ts";
 import { MUTATING, ok, READ_ONLY, type ToolExtra, wrap } from "./tool-result.ts";
+import { inputOf, listed, outputOf } from "./listing.ts";
 
 const taskId = z.string().regex(/^t_[0-9a-f]{10}$/, "a task id like t_0123456789 from codex_start or codex_status");
 const requestId = z.string().regex(/^r_[0-9a-f]{10}$/, "a request id like r_0123456789 from codex_wait");
 const id = z.string().regex(/^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$/, "a configured id");
-const loose = { task_id: z.string().optional(), state: z.string().optional() };
+// Output schemas declare the keys a reader acts on and admit the rest: clients validate structuredContent against
+// them, and every declared key costs tools/list characters that a model reads on each conversation.
+const taskOut = outputOf({ task_id: z.string().optional(), state: z.string().optional() });
+const requestOut = outputOf({ request_id: z.string().optional(), state: z.string().optional() });
 
 export function registerTaskTools(server: McpServer, sup: Supervisor, platform: Platform): void {
   const connectionKey = (extra: ToolExtra) => extra.sessionId ?? "stdio";
 
-  server.registerTool(
+  listed(server.registerTool(
     "codex_start",
     {
       title: "Start a Codex task",
       description: "Start a Codex task in a configured project (new thread + first turn), or adopt a native thread with thread_id. Then call codex_wait.",
-      inputSchema: {
+      inputSchema: inputOf({
         project_id: id.optional(),
         prompt: z.string().min(1).max(PROMPT_MAX_CHARS),
         profile: id.optional(),
         model: z.string().max(100).optional(),
         effort: z.string().max(40).optional(),
         thread_id: z.string().max(100).optional(),
-      },
-      outputSchema: z.looseObject(loose),
+      }),
+      outputSchema: taskOut,
       annotations: MUTATING,
     },
     wrap(async (args) => {
       const t = await sup.start(args);
       return ok(`${taskLine(t)}\nnext: codex_wait ${t.id}`, taskView(t));
     }),
-  );
+  ));
 
-  server.registerTool(
+  listed(server.registerTool(
     "codex_wait",
     {
       title: "Wait for task progress",
       description:
-        "Long-poll a task (default 25 s): returns new messages, commands, changes, requests and terminal state. Call again until the turn ends, then codex_result. cursor: omit (automatic) or pass next_cursor. mode: auto|supervision|raw.",
-      inputSchema: {
+        "Long-poll a task (default 25 s) for new messages, commands, file changes, requests and the turn's end. Call again until the turn ends, then codex_result. cursor: omit, or pass next_cursor.",
+      inputSchema: inputOf({
         task_id: taskId,
         cursor: z.string().max(80).optional(),
         timeout_seconds: z.number().int().min(0).max(300).optional(),
         mode: z.enum(["auto", "supervision", "raw"]).optional(),
-      },
-      outputSchema: z.looseObject({ ...loose, next_cursor: z.string().optional(), delta_summary: z.record(z.string(), z.unknown()).optional() }),
+      }),
+      outputSchema: outputOf({ state: z.string().optional(), next_cursor: z.string().optional() }),
       annotations: READ_ONLY,
     },
     wrap(async (args, extra) => {
@@ -71,15 +75,15 @@ export function registerTaskTools(server: McpServer, sup: Supervisor, platform: 
       });
       return ok(renderWait(answer), answer as unknown as Record<string, unknown>);
     }),
-  );
+  ));
 
-  server.registerTool(
+  listed(server.registerTool(
     "codex_status",
     {
       title: "Task status",
       description: "One task's state now, or (without task_id) the active and recent tasks, for recovery after a reconnect.",
-      inputSchema: { task_id: taskId.optional() },
-      outputSchema: z.looseObject({ ...loose, tasks: z.array(z.record(z.string(), z.unknown())).optional() }),
+      inputSchema: inputOf({ task_id: taskId.optional() }),
+      outputSchema: outputOf({ state: z.string().optional(), tasks: z.array(z.unknown()).optional() }),
       annotations: READ_ONLY,
     },
     wrap(async (args) => {
@@ -98,36 +102,36 @@ export function registerTaskTools(server: McpServer, sup: Supervisor, platform: 
       const text = tasks.length ? tasks.map(taskLine).join("\n") : "no tasks yet; start one with codex_start";
       return ok(text, { tasks: tasks.map(taskView) });
     }),
-  );
+  ));
 
-  server.registerTool(
+  listed(server.registerTool(
     "codex_send",
     {
       title: "Steer or continue a task",
       description: "Send a message: steers the active turn, or starts a new turn on the same thread (a recovery turn after connection_lost).",
-      inputSchema: { task_id: taskId, message: z.string().min(1).max(PROMPT_MAX_CHARS), model: z.string().max(100).optional(), effort: z.string().max(40).optional() },
-      outputSchema: z.looseObject({ ...loose, action: z.string().optional() }),
+      inputSchema: inputOf({ task_id: taskId, message: z.string().min(1).max(PROMPT_MAX_CHARS), model: z.string().max(100).optional(), effort: z.string().max(40).optional() }),
+      outputSchema: taskOut,
       annotations: MUTATING,
     },
     wrap(async (args) => {
       const r = await sup.send(args);
       return ok(`${r.action}: ${taskLine(r.task)}\nnext: codex_wait`, { ...taskView(r.task), action: r.action });
     }),
-  );
+  ));
 
-  server.registerTool(
+  listed(server.registerTool(
     "codex_respond",
     {
       title: "Answer a Codex request",
       description:
         "Answer a pending approval, permission request, question or elicitation by request_id. action: one of the request's decisions. payload: {scope} for permissions, {answers:{id:answer}} for questions, {content} for elicitations.",
-      inputSchema: {
+      inputSchema: inputOf({
         task_id: taskId,
         request_id: requestId,
         action: z.string().min(1).max(60),
         payload: z.record(z.string(), z.unknown()).optional(),
-      },
-      outputSchema: z.looseObject({ request_id: z.string().optional(), state: z.string().optional(), repeated: z.boolean().optional() }),
+      }),
+      outputSchema: requestOut,
       annotations: MUTATING,
     },
     wrap(async (args) => {
@@ -135,23 +139,23 @@ export function registerTaskTools(server: McpServer, sup: Supervisor, platform: 
       const text = `${r.interaction.id} ${args.action}: ${r.interaction.state}${r.repeated ? " (identical repeat; nothing resent)" : ""}\nnext: codex_wait`;
       return ok(text, { request_id: r.interaction.id, state: r.interaction.state, ...(r.repeated ? { repeated: true } : {}) });
     }),
-  );
+  ));
 
-  server.registerTool(
+  listed(server.registerTool(
     "codex_submit_tool_result",
     {
       title: "Return a web-side tool result",
       description:
-        "Answer a pending bridge_web_tool request with what YOUR tool really returned (text or JSON). status: success|error|unavailable|declined; never invent a result. Codex continues the same turn.",
-      inputSchema: {
+        "Answer a pending bridge_web_tool request with what YOUR tool really returned (text or JSON); never invent a result. Codex continues the same turn.",
+      inputSchema: inputOf({
         task_id: taskId,
         request_id: requestId,
         status: z.enum(["success", "error", "unavailable", "declined"]),
         result: z.union([z.string(), z.record(z.string(), z.unknown()), z.array(z.unknown())]),
         sources: z.array(z.union([z.string(), z.record(z.string(), z.unknown())])).max(200).optional(),
         tool_used: z.string().max(200).optional(),
-      },
-      outputSchema: z.looseObject({ request_id: z.string().optional(), state: z.string().optional(), repeated: z.boolean().optional() }),
+      }),
+      outputSchema: requestOut,
       annotations: MUTATING,
     },
     wrap(async (args) => {
@@ -159,15 +163,15 @@ export function registerTaskTools(server: McpServer, sup: Supervisor, platform: 
       const text = `${r.interaction.id} ${args.status}: ${r.interaction.state} (${r.bytes} bytes)${r.repeated ? " (identical repeat; nothing resent)" : ""}\nnext: codex_wait`;
       return ok(text, { request_id: r.interaction.id, state: r.interaction.state, ...(r.repeated ? { repeated: true } : {}) });
     }),
-  );
+  ));
 
-  server.registerTool(
+  listed(server.registerTool(
     "codex_result",
     {
       title: "Task result with evidence",
-      description: "After the turn ended: Codex's final message plus evidence (commands with exit codes, file changes, diff stat, Git checks run by the bridge).",
-      inputSchema: { task_id: taskId },
-      outputSchema: z.looseObject({ ...loose, final_message: z.string().nullable().optional() }),
+      description: "After the turn ended: Codex's final message and evidence (commands with exit codes, file changes, diff stat, the bridge's own Git checks).",
+      inputSchema: inputOf({ task_id: taskId }),
+      outputSchema: outputOf({ state: z.string().optional(), final_message: z.string().optional() }),
       annotations: READ_ONLY,
     },
     wrap(async (args) => {
@@ -184,22 +188,22 @@ export function registerTaskTools(server: McpServer, sup: Supervisor, platform: 
       const noRelay = !t.relay && t.thread_id ? { text: `\n${NO_RELAY_NOTE}`, view: { relay: false } } : { text: "", view: {} };
       return ok(renderResultText(result) + noRelay.text, { ...(result as unknown as Record<string, unknown>), ...noRelay.view });
     }),
-  );
+  ));
 
-  server.registerTool(
+  listed(server.registerTool(
     "codex_inspect",
     {
       title: "Inspect task details",
       description:
-        "Page through stored detail: kind transcript|plan|diff|commands|command_output|file_changes|mcp_calls|tool_requests|warnings|raw_event; item_id for one item; follow next_offset.",
-      inputSchema: {
+        "Page through a task's stored detail of one kind; item_id selects one item (e.g. one command's output); follow next_offset.",
+      inputSchema: inputOf({
         task_id: taskId,
         kind: z.enum(["transcript", "plan", "diff", "commands", "command_output", "file_changes", "mcp_calls", "tool_requests", "warnings", "raw_event"]),
         item_id: z.string().max(200).optional(),
         offset: z.number().int().min(0).optional(),
         limit: z.number().int().min(1).max(32000).optional(),
-      },
-      outputSchema: z.looseObject({ kind: z.string().optional(), items: z.array(z.unknown()).optional(), next_offset: z.number().optional() }),
+      }),
+      outputSchema: outputOf({ items: z.array(z.unknown()).optional(), next_offset: z.number().optional() }),
       annotations: READ_ONLY,
     },
     wrap(async (args) => {
@@ -209,20 +213,20 @@ export function registerTaskTools(server: McpServer, sup: Supervisor, platform: 
       const text = page.items.map((i) => (typeof i === "string" ? i : JSON.stringify(i))).join("\n");
       return ok(`${args.kind} ${args.task_id}${page.next_offset !== undefined ? ` · next_offset ${page.next_offset}` : ""}\n${text}`, page as unknown as Record<string, unknown>);
     }),
-  );
+  ));
 
-  server.registerTool(
+  listed(server.registerTool(
     "codex_cancel",
     {
       title: "Cancel a task's turn",
       description: "Interrupt the active turn, wait briefly for Codex's turn/completed, and stop the turn's background commands.",
-      inputSchema: { task_id: taskId, reason: z.string().max(2000).optional() },
-      outputSchema: z.looseObject({ ...loose, terminated: z.number().optional() }),
+      inputSchema: inputOf({ task_id: taskId, reason: z.string().max(2000).optional() }),
+      outputSchema: taskOut,
       annotations: MUTATING,
     },
     wrap(async (args) => {
       const r = await sup.cancel(args);
       return ok(`${taskLine(r.task)}\n${r.note}${r.terminated ? `; stopped ${r.terminated} background command(s)` : ""}`, { ...taskView(r.task), terminated: r.terminated });
     }),
-  );
+  ));
 }

@@ -1,0 +1,33 @@
+// Tool schemas as tools/list shows them. A model reads the whole listing at the start of every conversation, so the
+// listing carries what helps it call the tools and nothing else.
+import type { RegisteredTool } from "@modelcontextprotocol/sdk/server/mcp.js";
+import { z } from "zod";
+
+// The SDK prints `"$schema": "http://json-schema.org/draft-07/schema#"` into every input and output schema (about
+// 1,500 characters for the surface) and it tells a model nothing. Without it a client reads the schema as MCP's
+// default dialect (2020-12); the keywords used here (type, properties, required, enum, pattern, bounds, anyOf,
+// single-schema items, additionalProperties) mean the same in both. An undefined meta value removes the key.
+const NO_DIALECT_LINE = { $schema: undefined } as unknown as z.core.GlobalMeta;
+
+/** An input schema: every field keeps its validation; unknown keys are dropped as with a raw shape. */
+export function inputOf<S extends z.ZodRawShape>(shape: S) {
+  return z.object(shape).meta(NO_DIALECT_LINE);
+}
+
+// A loose object is printed with `"additionalProperties": {}`, which admits what JSON Schema admits anyway when the
+// keyword is absent; the listing leaves it out.
+const OPEN_OBJECT = { $schema: undefined, additionalProperties: undefined } as unknown as z.core.GlobalMeta;
+
+/** An output schema: the few keys a reader acts on, every other key admitted (clients validate structuredContent). */
+export function outputOf<S extends z.ZodRawShape>(shape: S) {
+  return z.looseObject(shape).meta(OPEN_OBJECT);
+}
+
+/**
+ * registerTool stamps every tool `execution: {"taskSupport": "forbidden"}`, which is what MCP assumes when the field
+ * is absent; none of these tools is task-augmented, so the listing leaves it out (about 600 characters).
+ */
+export function listed(tool: RegisteredTool): RegisteredTool {
+  delete tool.execution;
+  return tool;
+}
