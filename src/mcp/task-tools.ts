@@ -3,7 +3,7 @@ import { z } from "zod";
 import { buildResult, renderResultText, requireSettledTask } from "../supervisor/evidence.ts";
 import { runGitChecks } from "../supervisor/git-checks.ts";
 import { inspect } from "../supervisor/inspect.ts";
-import { waitForTask } from "../supervisor/observe.ts";
+import { waitForTask, type WaitAnswer } from "../supervisor/observe.ts";
 import type { Supervisor } from "../supervisor/supervisor.ts";
 import { PROMPT_MAX_CHARS } from "../supervisor/supervisor.ts";
 import type { Platform } from "../../platform/types.ts";
@@ -18,6 +18,15 @@ const id = z.string().regex(/^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$/, "a configured i
 // them, and every declared key costs tools/list characters that a model reads on each conversation.
 const taskOut = outputOf({ task_id: z.string().optional(), state: z.string().optional() });
 const requestOut = outputOf({ request_id: z.string().optional(), state: z.string().optional() });
+
+/**
+ * The typed half of a wait answer: command output and the task id (already in next_cursor) live only in the text,
+ * so a client that shows both to the model does not pay for them twice.
+ */
+function waitStructured(a: WaitAnswer): Record<string, unknown> {
+  const { task_id: _taskId, ...rest } = a;
+  return { ...rest, delta_summary: { ...a.delta_summary, commands: a.delta_summary.commands.map(({ output: _o, ...c }) => c) } };
+}
 
 export function registerTaskTools(server: McpServer, sup: Supervisor, platform: Platform): void {
   const connectionKey = (extra: ToolExtra) => extra.sessionId ?? "stdio";
@@ -40,7 +49,7 @@ export function registerTaskTools(server: McpServer, sup: Supervisor, platform: 
     },
     wrap(async (args) => {
       const t = await sup.start(args);
-      return ok(`${taskLine(t)}\nnext: codex_wait ${t.id}`, taskView(t));
+      return ok(`${t.id} ${t.state} · project ${t.project_id}${t.unknown ? ` · UNKNOWN: ${t.unknown.method}` : ""}${t.error ? ` · ${t.error.explanation}` : ""}${!t.relay && t.thread_id ? `\n${NO_RELAY_NOTE}` : ""}\nnext: codex_wait ${t.id}`, taskView(t));
     }),
   ));
 
@@ -73,7 +82,7 @@ export function registerTaskTools(server: McpServer, sup: Supervisor, platform: 
               }
             : undefined,
       });
-      return ok(renderWait(answer), answer as unknown as Record<string, unknown>);
+      return ok(renderWait(answer), waitStructured(answer));
     }),
   ));
 

@@ -4,7 +4,7 @@ export function boundText(text: string, max: number): { text: string; cut: numbe
   const head = Math.ceil(max * 0.4);
   const tail = max - head;
   const cut = text.length - head - tail;
-  return { text: `${text.slice(0, head)}\n…[${cut} chars cut]…\n${text.slice(text.length - tail)}`, cut };
+  return { text: `${text.slice(0, head).trimEnd()}\n…[${cut} chars cut]…\n${text.slice(text.length - tail).trimStart()}`, cut };
 }
 
 /** Streaming variant: accumulates deltas but never holds more than head + tail. */

@@ -9,6 +9,9 @@ export type WaitMode = "auto" | "supervision" | "raw";
 
 // Command output shown inline in a wait: enough to judge the command, the rest behind codex_inspect.
 const WAIT_OUTPUT_CHARS = 240;
+const WAIT_OUTPUT_OK_CHARS = 160;
+/** After a message wakes a wait, what follows within this window (often the request it announces) joins the answer. */
+const SETTLE_MS = 40;
 const MAX_EVENTS_PER_WAIT = 400;
 const RAW_PAGE = 100;
 const SUMMARY_MAX = 8;
@@ -130,6 +133,13 @@ export async function waitForTask(
     ctx.onProgress?.(Date.now() - started, timeoutS * 1000);
   }
 
+  if (!timedOut) {
+    sup.sync(task.id);
+    const t = sup.repo.task(task.id)!;
+    const events = sup.repo.events(task.id, from, MAX_EVENTS_PER_WAIT);
+    const decisive = SETTLED_STATES.has(t.state) || events.some((e) => e.kind === "request" || e.kind === "turn_completed");
+    if (!decisive && mode !== "raw") await new Promise((r) => setTimeout(r, SETTLE_MS));
+  }
   sup.sync(task.id);
   const answer = buildAnswer(sup, task.id, from, mode, timedOut);
   if (input.cursor === undefined) sup.repo.setCursor(ctx.connectionKey, task.id, seqOf(answer.next_cursor));
@@ -175,7 +185,7 @@ export function buildAnswer(sup: Supervisor, taskId: string, from: number, mode:
         const status = String(e.data.status ?? "completed");
         const view: CommandView = { id: e.item_id ?? "", command: String(e.data.command ?? ""), exit_code: exit, status };
         const trimmed = out.trimEnd();
-        if (trimmed) view.output = boundText(trimmed, WAIT_OUTPUT_CHARS).text;
+        if (trimmed) view.output = boundText(trimmed, exit === 0 && status === "completed" ? WAIT_OUTPUT_OK_CHARS : WAIT_OUTPUT_CHARS).text;
         commands.push(view);
         if (exit !== 0 || status !== "completed") abnormal = true;
         if (VALIDATION_RE.test(view.command)) validation.push(`${view.command} → ${status === "completed" && exit === 0 ? "passed" : `failed (exit ${exit ?? status})`}`);
@@ -215,7 +225,9 @@ export function buildAnswer(sup: Supervisor, taskId: string, from: number, mode:
   const pendingAll = sup.repo.interactions(taskId, ["pending"]);
   const awaitingApproval = new Set(pendingAll.map((i) => i.item_id));
   // A command waiting for approval is already shown as the request; listing it as running too would say it twice.
-  for (const [id, cmd] of started) if (!awaitingApproval.has(id)) unresolved.push(`running: ${cmd} (${id})`);
+  // Still-running commands matter when nothing else happened; in an answer woken by news they are noise that the
+  // next answer reports finished anyway.
+  if (timedOut) for (const [id, cmd] of started) if (!awaitingApproval.has(id)) unresolved.push(`running: ${cmd} (${id})`);
   for (const c of commands) if (c.status !== "completed" || c.exit_code !== 0) unresolved.push(`${c.command} → ${c.exit_code ?? c.status}`);
   for (const i of sup.repo.interactions(taskId, ["uncertain"])) unresolved.push(`${i.id} answer delivery uncertain (never resent)`);
 

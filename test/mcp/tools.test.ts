@@ -97,8 +97,11 @@ describe("MCP surface", () => {
   });
 
   it("refuses a runtime restart while a task is active", async () => {
+    const before = h.provider!.requests.length;
     h.provider!.enqueue({ kind: "hang" });
     const start = sc(await h.call("codex_start", { project_id: "demo", prompt: "hang for restart" }));
+    // Cancel only once the model request is in flight, or the queued hang would be left for the next test.
+    await h.provider!.waitForRequests(before + 1, 20_000);
     const r = await h.call("codex_runtime", { action: "restart" });
     expect(r.isError).toBe(true);
     expect(resultText(r)).toMatch(/restart refused: 1 active task/);
