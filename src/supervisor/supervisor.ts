@@ -17,6 +17,16 @@ import { DEFAULT_PROFILE } from "./settings.ts";
 
 export const PROMPT_MAX_CHARS = 100_000;
 
+export interface LiveModel {
+  id: string;
+  model: string;
+  efforts: string[];
+  tiers: string[];
+  hidden: boolean;
+  isDefault: boolean;
+  displayName: string;
+}
+
 const newId = (prefix: string) => `${prefix}${randomBytes(5).toString("hex")}`;
 
 const REQUEST_KINDS: Record<string, InteractionKind> = {
@@ -328,21 +338,22 @@ export class Supervisor {
   private async checkModel(client: AppServerClient, model: string | null, effort: string | null, tier: string | null): Promise<void> {
     if (!model && !effort && !tier) return;
     const models = await this.listAllModels(client);
-    if (model) {
-      const m = models.find((x) => x.model === model || x.id === model);
-      if (!m) throw new BridgeError(`model "${model}" is not in this Codex's model/list; codex_models lists the available ones`, "model");
-      if (effort && m.efforts.length > 0 && !m.efforts.includes(effort)) {
-        throw new BridgeError(`effort "${effort}" is not supported by ${model}; use one of: ${m.efforts.join(", ")}`, "effort");
-      }
-    } else if (effort) {
-      const all = new Set(models.flatMap((m) => m.efforts));
-      if (all.size > 0 && !all.has(effort)) throw new BridgeError(`effort "${effort}" is not offered by any model; use one of: ${[...all].join(", ")}`, "effort");
+    const m = model ? models.find((x) => x.model === model || x.id === model) : undefined;
+    if (model && !m) throw new BridgeError(`model "${model}" is not in this Codex's model/list; codex_models lists the available ones`, "model");
+    // Without a model the thread keeps Codex's own choice, so a value is only refused when no model offers it.
+    const efforts = m ? m.efforts : [...new Set(models.flatMap((x) => x.efforts))];
+    if (effort && efforts.length > 0 && !efforts.includes(effort)) {
+      throw new BridgeError(`effort "${effort}" is not offered ${m ? `by ${model}` : "by any model"}; use one of: ${efforts.join(", ")}`, "effort");
+    }
+    const tiers = m ? m.tiers : [...new Set(models.flatMap((x) => x.tiers))];
+    if (tier && !tiers.includes(tier)) {
+      throw new BridgeError(`service tier "${tier}" is not offered ${m ? `by ${model}` : "by any model"}; use one of: ${tiers.join(", ") || "none (leave service_tier empty)"}`, "profile");
     }
   }
 
-  async listAllModels(client?: AppServerClient): Promise<{ id: string; model: string; efforts: string[]; hidden: boolean; isDefault: boolean; displayName: string }[]> {
+  async listAllModels(client?: AppServerClient): Promise<LiveModel[]> {
     const c = client ?? (await this.runtime.ensure());
-    const out: { id: string; model: string; efforts: string[]; hidden: boolean; isDefault: boolean; displayName: string }[] = [];
+    const out: LiveModel[] = [];
     let cursor: string | null = null;
     for (let page = 0; page < 20; page++) {
       const res: { data?: unknown[]; nextCursor?: string | null } = await c.request("model/list", { includeHidden: true, ...(cursor ? { cursor } : {}) });
@@ -351,7 +362,8 @@ export class Supervisor {
         const efforts = Array.isArray(m.supportedReasoningEfforts)
           ? m.supportedReasoningEfforts.map((e) => (typeof e === "string" ? e : String((e as Record<string, unknown>)?.reasoningEffort ?? ""))).filter(Boolean)
           : [];
-        out.push({ id: String(m.id ?? ""), model: String(m.model ?? m.id ?? ""), efforts, hidden: m.hidden === true, isDefault: m.isDefault === true, displayName: String(m.displayName ?? m.model ?? "") });
+        const tiers = Array.isArray(m.serviceTiers) ? m.serviceTiers.map((t) => String((t as Record<string, unknown>)?.id ?? "")).filter(Boolean) : [];
+        out.push({ id: String(m.id ?? ""), model: String(m.model ?? m.id ?? ""), efforts, tiers, hidden: m.hidden === true, isDefault: m.isDefault === true, displayName: String(m.displayName ?? m.model ?? "") });
       }
       cursor = res.nextCursor ?? null;
       if (!cursor) break;

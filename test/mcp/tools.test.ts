@@ -174,3 +174,33 @@ describe("context evidence and aliases", () => {
     }
   });
 });
+
+describe("profile settings checked against the live model/list", () => {
+  it("refuses an unknown model, an unsupported effort and an unknown service tier before any turn", async () => {
+    const h3 = await startHarness(await getPlatform(), {
+      mockProvider: true,
+      extraConfig: [
+        `[profiles.badmodel]`, `model = "no-such-model"`,
+        `[profiles.badeffort]`, `model = "gpt-5.5"`, `effort = "ludicrous"`,
+        `[profiles.badtier]`, `service_tier = "warp"`,
+      ].join("\n"),
+    });
+    try {
+      const cases: [string, RegExp][] = [
+        ["badmodel", /model "no-such-model" is not in this Codex's model\/list/],
+        ["badeffort", /effort "ludicrous" is not offered by gpt-5.5; use one of: /],
+        ["badtier", /service tier "warp" is not offered by any model; use one of: .*priority/],
+      ];
+      for (const [profile, re] of cases) {
+        const r = await h3.call("codex_start", { project_id: "demo", prompt: "x", profile });
+        expect(r.isError, profile).toBe(true);
+        expect(resultText(r)).toMatch(re);
+      }
+      expect(h3.provider!.requests).toHaveLength(0);
+      const effortOverride = await h3.call("codex_start", { project_id: "demo", prompt: "x", effort: "nonsense" });
+      expect(resultText(effortOverride)).toMatch(/effort "nonsense" is not offered by any model/);
+    } finally {
+      await h3.close();
+    }
+  });
+});
