@@ -63,7 +63,6 @@ const RequestViewSchema = z.looseObject({
 export type RequestView = z.infer<typeof RequestViewSchema>;
 
 export const WaitSchema = z.looseObject({
-  task_id: z.string(),
   state: z.string(),
   next_cursor: z.string().optional(),
   messages: z.array(z.string()).optional(),
