@@ -1,3 +1,5 @@
+import { builtinProfile } from "../config/schema.ts";
+
 // What the supervisor needs from the configuration, independent of how the TOML is laid out.
 export interface ProjectSpec {
   id: string;
@@ -29,15 +31,5 @@ export interface SupervisorSettings {
   maxWaitSeconds: number;
 }
 
-export const DEFAULT_PROFILE: ProfileSpec = {
-  id: "default",
-  model: "",
-  effort: "",
-  service_tier: "",
-  approval_policy: "on-request",
-  sandbox_type: "workspace-write",
-  network_access: false,
-  wait_timeout_seconds: 25,
-  high_risk_patterns: [],
-  forbidden_patterns: [],
-};
+/** The profile used when the config names none: the config's own built-in defaults, so they are written once. */
+export const DEFAULT_PROFILE: ProfileSpec = builtinProfile("default");
