@@ -1,6 +1,7 @@
 // A complete, throwaway bridge for demo, relay-fixture, benchmarks and tests: a temporary Git project and config,
 // an isolated CODEX_HOME talking to the built-in loopback mock model, and an MCP client connected in-process to the
 // bridge's own MCP server. Everything it creates is removed by close().
+import { connectMcp } from "../mcp/delivery.ts";
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -102,7 +103,7 @@ export async function startHarness(platform: Platform, opts: HarnessOptions): Pr
     bridge = await assembleBridge(platform, { env, cwd: root, log: opts.log ?? (() => {}) });
     const server = mcpServerFor(bridge);
     const [clientSide, serverSide] = InMemoryTransport.createLinkedPair();
-    await server.connect(serverSide);
+    await connectMcp(server, serverSide);
     const client = new Client({ name: "codex-bridge-harness", version: "1" });
     await client.connect(clientSide);
     const b = bridge;

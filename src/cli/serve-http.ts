@@ -1,6 +1,7 @@
 // `codex-bridge serve --http HOST:PORT`: the MCP server over Streamable HTTP on loopback, for
 // `tunnel-client --mcp.server-url` and local clients. One bridge (one database owner, one Codex app-server)
 // serves every session; each session gets its own McpServer so concurrent conversations are not serialized.
+import { connectMcp } from "../mcp/delivery.ts";
 import { createHash, randomUUID, timingSafeEqual } from "node:crypto";
 import { readFileSync, statSync } from "node:fs";
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
@@ -242,7 +243,7 @@ export async function startHttpServer(
       const id = transport.sessionId;
       if (id) sessions.delete(id);
     };
-    await server.connect(transport);
+    await connectMcp(server, transport);
     return transport;
   };
 
@@ -255,7 +256,7 @@ export async function startHttpServer(
       void transport.close().catch(() => {});
       void server.close().catch(() => {});
     });
-    await server.connect(transport);
+    await connectMcp(server, transport);
     await transport.handleRequest(req, res, body);
   };
 

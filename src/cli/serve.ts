@@ -1,3 +1,4 @@
+import { connectMcp } from "../mcp/delivery.ts";
 import { StdioServerTransport } from "@modelcontextprotocol/sdk/server/stdio.js";
 import type { Platform } from "../../platform/types.ts";
 import { BUILD_INFO } from "../build-info.ts";
@@ -95,7 +96,7 @@ export async function runServe(platform: Platform, args: string[]): Promise<numb
     else log("SIGINT received; press Ctrl+C again to stop");
   });
   process.on("SIGHUP", () => void shutdown("SIGHUP"));
-  await server.connect(transport);
+  await connectMcp(server, transport);
   log(`ready: ${BUILD_INFO.version} (${BUILD_INFO.fingerprint.slice(0, 12)}), state ${bridge.store.path}, ${Object.keys(bridge.config.config.projects).length} project(s)`);
   return -1;
 }

@@ -8,6 +8,7 @@ import type { Supervisor } from "../supervisor/supervisor.ts";
 import { PROMPT_MAX_CHARS } from "../supervisor/supervisor.ts";
 import type { Platform } from "../../platform/types.ts";
 import { contextLine, NO_RELAY_NOTE, renderWait, taskLine, taskView } from "./render.ts";
+import { deliveryHooksFor, isAttached } from "./delivery.ts";
 import { MUTATING, ok, READ_ONLY, type ToolExtra, wrap } from "./tool-result.ts";
 import { inputOf, listed, outputOf } from "./listing.ts";
 
@@ -73,6 +74,7 @@ export function registerTaskTools(server: McpServer, sup: Supervisor, platform: 
       const answer = await waitForTask(sup, args, {
         connectionKey: connectionKey(extra),
         signal: extra.signal,
+        commitWhenDelivered: isAttached(server) && extra.requestId !== undefined ? (commit) => deliveryHooksFor(server).onDelivered(extra.requestId!, commit) : undefined,
         onProgress:
           token !== undefined && extra.sendNotification
             ? (elapsed, total) => {

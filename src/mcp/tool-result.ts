@@ -28,6 +28,7 @@ export function wrap<A>(fn: (args: A, extra: ToolExtra) => Promise<CallToolResul
 
 export interface ToolExtra {
   sessionId?: string;
+  requestId?: string | number;
   signal?: AbortSignal;
   _meta?: { progressToken?: string | number };
   sendNotification?: (n: { method: "notifications/progress"; params: { progressToken: string | number; progress: number; total?: number; message?: string } }) => Promise<void>;

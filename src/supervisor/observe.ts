@@ -98,7 +98,13 @@ export interface WaitInput {
 export async function waitForTask(
   sup: Supervisor,
   input: WaitInput,
-  ctx: { connectionKey: string; onProgress?: (elapsedMs: number, totalMs: number) => void; signal?: AbortSignal },
+  ctx: {
+    connectionKey: string;
+    onProgress?: (elapsedMs: number, totalMs: number) => void;
+    signal?: AbortSignal;
+    /** Defers moving the automatic cursor until the answer was really delivered; without it the cursor moves at once. */
+    commitWhenDelivered?: (commit: () => void) => void;
+  },
 ): Promise<WaitAnswer> {
   const task = sup.task(input.task_id);
   const mode = input.mode ?? "auto";
@@ -142,7 +148,11 @@ export async function waitForTask(
   }
   sup.sync(task.id);
   const answer = buildAnswer(sup, task.id, from, mode, timedOut);
-  if (input.cursor === undefined) sup.repo.setCursor(ctx.connectionKey, task.id, seqOf(answer.next_cursor));
+  if (input.cursor === undefined) {
+    const commit = () => sup.repo.setCursor(ctx.connectionKey, task.id, seqOf(answer.next_cursor));
+    if (ctx.commitWhenDelivered) ctx.commitWhenDelivered(commit);
+    else commit();
+  }
   return answer;
 }
 
