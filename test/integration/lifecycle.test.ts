@@ -189,3 +189,58 @@ describe("task lifecycle on the real Codex", () => {
     expect(db.includes(Buffer.from(secret))).toBe(false);
   });
 });
+
+describe("threads stay loaded and restarts settle what was in flight", () => {
+  it("continuing a task on the same app-server never resumes the thread again", async () => {
+    h = await startHarness(await getPlatform(), { mockProvider: true, approvalPolicy: "never" });
+    const client = h.bridge.sup.runtime;
+    const methods: string[] = [];
+    const c = await client.ensure();
+    const request = c.request.bind(c);
+    c.request = ((method: string, params?: unknown, opts?: { timeoutMs?: number }) => {
+      methods.push(method);
+      return request(method, params, opts);
+    }) as typeof c.request;
+    h.provider!.enqueue(
+      { kind: "output", items: [{ type: "message", text: "one" }] },
+      { kind: "output", items: [{ type: "message", text: "two" }] },
+      { kind: "output", items: [{ type: "message", text: "three" }] },
+    );
+    const id = sc(await h.call("codex_start", { project_id: "demo", prompt: "turn 1" })).task_id;
+    await settle(h, id);
+    for (const msg of ["turn 2", "turn 3"]) {
+      expect(sc(await h.call("codex_send", { task_id: id, message: msg })).action).toBe("new_turn");
+      await settle(h, id);
+    }
+    expect(methods.filter((m) => m === "turn/start")).toHaveLength(3);
+    expect(methods).not.toContain("thread/resume");
+    expect(sc(await h.call("codex_result", { task_id: id })).final_message).toBe("three");
+  });
+
+  it("after a bridge restart, a request left pending is stale and an answer in flight is uncertain", async () => {
+    h = await startHarness(await getPlatform(), { mockProvider: true, approvalPolicy: "untrusted" });
+    h.provider!.enqueue({ kind: "output", items: [{ type: "exec", cmd: "echo a > a.txt" }] });
+    const id = sc(await h.call("codex_start", { project_id: "demo", prompt: "ask" })).task_id;
+    let requestId = "";
+    await until(async () => {
+      const w = sc(await h!.call("codex_wait", { task_id: id, timeout_seconds: 5 }));
+      requestId = w.requests?.[0]?.request_id ?? requestId;
+      return requestId !== "";
+    });
+    // A second interaction, recorded as written but never confirmed, stands for an answer cut off by the crash.
+    const repo = h.bridge.sup.repo;
+    const pending = repo.interaction(requestId)!;
+    repo.insertInteraction({ ...pending, id: "r_00000000ff", rpc_id: 99, state: "submitted" });
+    await h.bridge.close();
+    const again = await assembleBridge(await getPlatform(), { env: h.env, cwd: h.root, log: () => {} });
+    try {
+      expect(again.sup.repo.task(id)!.state).toBe("connection_lost");
+      expect(again.sup.repo.interaction(requestId)!.state).toBe("stale");
+      expect(again.sup.repo.interaction("r_00000000ff")!.state).toBe("uncertain");
+      await expect(again.sup.respond({ task_id: id, request_id: requestId, action: "accept" })).rejects.toThrow(/stale/);
+    } finally {
+      await again.close();
+    }
+    h.bridge.close = async () => {};
+  });
+});
