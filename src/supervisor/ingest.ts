@@ -62,6 +62,10 @@ export class TaskIngest {
     this.turnId = turnId;
   }
 
+  hasPendingDeltas(): boolean {
+    return this.pendingDelta.size > 0;
+  }
+
   /** Deltas waiting to be stored as one coalesced raw event per item. */
   drainDeltas(): NewEvent[] {
     const out: NewEvent[] = [];

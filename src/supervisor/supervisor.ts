@@ -628,7 +628,7 @@ export class Supervisor {
       clearTimeout(l.flushTimer);
       l.flushTimer = null;
     }
-    if (l.buffer.length === 0 && l.items.length === 0 && !hasDeltas(l)) return;
+    if (l.buffer.length === 0 && l.items.length === 0 && !l.ingest.hasPendingDeltas()) return;
     this.repo.tx(() => this.flushInside(taskId, l));
     this.wake(taskId);
   }
@@ -688,10 +688,6 @@ function nativeContext(res: Record<string, unknown>): Record<string, unknown> {
     sandbox: sandbox && typeof sandbox.type === "string" ? sandbox.type : "unverified",
     network_access: sandbox && typeof sandbox.networkAccess === "boolean" ? sandbox.networkAccess : "unverified",
   };
-}
-
-function hasDeltas(l: LiveTask): boolean {
-  return (l.ingest as unknown as { pendingDelta: Map<string, string> }).pendingDelta.size > 0;
 }
 
 function sandboxPolicy(profile: ProfileSpec, project: ProjectSpec): Record<string, unknown> {
