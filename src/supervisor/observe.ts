@@ -10,8 +10,6 @@ export type WaitMode = "auto" | "supervision" | "raw";
 // Command output shown inline in a wait: enough to judge the command, the rest behind codex_inspect.
 const WAIT_OUTPUT_CHARS = 240;
 const WAIT_OUTPUT_OK_CHARS = 160;
-/** After a message wakes a wait, what follows within this window (often the request it announces) joins the answer. */
-const SETTLE_MS = 40;
 const MAX_EVENTS_PER_WAIT = 400;
 const RAW_PAGE = 100;
 const SUMMARY_MAX = 8;
@@ -139,13 +137,6 @@ export async function waitForTask(
     ctx.onProgress?.(Date.now() - started, timeoutS * 1000);
   }
 
-  if (!timedOut) {
-    sup.sync(task.id);
-    const t = sup.repo.task(task.id)!;
-    const events = sup.repo.events(task.id, from, MAX_EVENTS_PER_WAIT);
-    const decisive = SETTLED_STATES.has(t.state) || events.some((e) => e.kind === "request" || e.kind === "turn_completed");
-    if (!decisive && mode !== "raw") await new Promise((r) => setTimeout(r, SETTLE_MS));
-  }
   sup.sync(task.id);
   const answer = buildAnswer(sup, task.id, from, mode, timedOut);
   if (input.cursor === undefined) {
