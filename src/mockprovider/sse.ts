@@ -38,6 +38,9 @@ function functionCallItem(item: Exclude<MockItem, { type: "message" }>, ids: IdS
   if (item.type === "tool") {
     return { type: "function_call", id: ids.take("fc"), call_id: callId, name: item.name, arguments: JSON.stringify(item.arguments) };
   }
+  if (item.type === "patch") {
+    return { type: "custom_tool_call", id: ids.take("ctc"), call_id: callId, name: "apply_patch", input: item.patch, status: "completed" };
+  }
   const args: Record<string, unknown> = { cmd: item.cmd };
   if (item.workdir !== undefined) args.workdir = item.workdir;
   if (item.yieldTimeMs !== undefined) args.yield_time_ms = item.yieldTimeMs;

@@ -27,7 +27,17 @@ export interface MockToolItem {
   callId?: string;
 }
 
-export type MockItem = MockMessageItem | MockExecItem | MockToolItem;
+/**
+ * A call to codex's freeform `apply_patch` tool (offered when the model slug is one Codex knows, e.g. gpt-5.5):
+ * `patch` is the whole "*** Begin Patch … *** End Patch" text.
+ */
+export interface MockPatchItem {
+  type: "patch";
+  patch: string;
+  callId?: string;
+}
+
+export type MockItem = MockMessageItem | MockExecItem | MockToolItem | MockPatchItem;
 
 export type MockResponse =
   /** A complete stream: the items, then `response.completed`. */

@@ -1,3 +1,4 @@
+import { isAbsolute, relative } from "node:path";
 import { BridgeError } from "./errors.ts";
 import { boundText } from "./bounded-output.ts";
 import type { EventRow, InteractionRow, TaskRow } from "./model.ts";
@@ -153,6 +154,7 @@ function seqOf(cursor: string): number {
 
 export function buildAnswer(sup: Supervisor, taskId: string, from: number, mode: WaitMode, timedOut: boolean): WaitAnswer {
   const t = sup.repo.task(taskId)!;
+  const projectRoot = sup.settings.projects[t.project_id]?.cwd;
   // Raw mode pages: the cursor stops at the last event returned, so nothing is skipped.
   const events = sup.repo.events(taskId, from, mode === "raw" ? RAW_PAGE : MAX_EVENTS_PER_WAIT);
   const last = events.length ? events[events.length - 1]!.seq : from;
@@ -193,7 +195,7 @@ export function buildAnswer(sup: Supervisor, taskId: string, from: number, mode:
         break;
       }
       case "file_change":
-        for (const c of (e.data.changes as { path: string; kind: string }[]) ?? []) changes.push(`${c.kind} ${c.path}`);
+        for (const c of (e.data.changes as { path: string; kind: string }[]) ?? []) changes.push(`${c.kind} ${relativeTo(projectRoot, c.path)}`);
         break;
       case "request": {
         const i = sup.repo.interaction(String(e.data.request_id));
@@ -241,7 +243,6 @@ export function buildAnswer(sup: Supervisor, taskId: string, from: number, mode:
   else if (t.state === "unknown") next.push("codex_status; do not resend blindly");
   else next.push("codex_wait");
 
-  const projectRoot = sup.settings.projects[t.project_id]?.cwd;
   const views = newRequests.map((i) => {
     const v = requestView(i);
     if (v.cwd && v.cwd === projectRoot) delete v.cwd;
@@ -273,6 +274,13 @@ export function buildAnswer(sup: Supervisor, taskId: string, from: number, mode:
     answer.events = raw.map((e) => ({ seq: e.seq, kind: e.kind, ...(e.item_id ? { item_id: e.item_id } : {}), data: e.data }));
   }
   return answer;
+}
+
+/** Paths inside the project are shown relative to it; anything else stays absolute, so it stands out. */
+function relativeTo(root: string | undefined, path: string): string {
+  if (!root) return path;
+  const r = relative(root, path);
+  return r && !r.startsWith("..") && !isAbsolute(r) ? r : path;
 }
 
 export function requestView(i: InteractionRow): RequestView {
