@@ -6,7 +6,9 @@ import type { Repo } from "../store/repo.ts";
 import type { NewEvent } from "../store/repo.ts";
 import { BridgeError } from "./errors.ts";
 import { explainFailure } from "./failure.ts";
-import { TaskIngest } from "./ingest.ts";
+import type { TaskIngest } from "./ingest.ts";
+import { checkModelChoice, listAllModels, type LiveModel } from "./models.ts";
+import { TaskEvents } from "./task-events.ts";
 import { buildResponse, type RespondInput } from "./respond.ts";
 import { type InteractionKind, type InteractionRow, SETTLED_STATES, type TaskRow, type TaskState, TERMINAL_STATES } from "./model.ts";
 import { redactText, redactValue } from "./redact.ts";
@@ -17,15 +19,6 @@ import { DEFAULT_PROFILE } from "./settings.ts";
 
 export const PROMPT_MAX_CHARS = 100_000;
 
-export interface LiveModel {
-  id: string;
-  model: string;
-  efforts: string[];
-  tiers: string[];
-  hidden: boolean;
-  isDefault: boolean;
-  displayName: string;
-}
 
 const newId = (prefix: string) => `${prefix}${randomBytes(5).toString("hex")}`;
 
@@ -38,13 +31,6 @@ const REQUEST_KINDS: Record<string, InteractionKind> = {
   "item/tool/call": "tool",
 };
 
-interface LiveTask {
-  ingest: TaskIngest;
-  buffer: NewEvent[];
-  items: Parameters<Repo["upsertItem"]>[0][];
-  flushTimer: ReturnType<typeof setTimeout> | null;
-  diff: string | null;
-}
 
 export interface StartInput {
   project_id?: string;
@@ -60,9 +46,8 @@ export interface StartInput {
  * renders what they return.
  */
 export class Supervisor {
-  private readonly live = new Map<string, LiveTask>();
   private readonly threadTask = new Map<string, string>();
-  private readonly waiters = new Map<string, Set<() => void>>();
+  private readonly events: TaskEvents;
   readonly startedAt = Date.now();
 
   constructor(
@@ -70,7 +55,9 @@ export class Supervisor {
     readonly runtime: CodexRuntime,
     readonly settings: SupervisorSettings,
     private readonly log: (msg: string) => void = () => {},
-  ) {}
+  ) {
+    this.events = new TaskEvents(repo);
+  }
 
   /** After a bridge restart nothing of the old connection survives: settle what was in flight, keep every record. */
   recoverAfterRestart(): { lost: number; stale: number; uncertain: number } {
@@ -108,7 +95,7 @@ export class Supervisor {
     if (!threadId) return;
     const taskId = this.threadTask.get(threadId);
     if (!taskId) return;
-    const live = this.liveTask(taskId);
+    const live = this.events.state(taskId);
     const res = live.ingest.handle(n.method, n.params);
     if (res.diff !== undefined) live.diff = res.diff;
     live.buffer.push(...res.events);
@@ -118,15 +105,15 @@ export class Supervisor {
       if (item.type === "dynamicToolCall" && typeof item.id === "string") this.resolveToolCall(taskId, item.id);
     }
     if (res.turnStarted) {
-      this.flush(taskId);
+      this.events.flush(taskId);
       this.repo.updateTask(taskId, { turn_id: res.turnStarted });
     }
     if (res.turnCompleted) {
       this.completeTurn(taskId, res.turnCompleted);
       return;
     }
-    if (res.wake === "supervision" || res.events.some((e) => e.kind === "message")) this.flush(taskId);
-    else this.scheduleFlush(taskId, res.wake === "activity" ? 10 : 50);
+    if (res.wake === "supervision" || res.events.some((e) => e.kind === "message")) this.events.flush(taskId);
+    else this.events.scheduleFlush(taskId, res.wake === "activity" ? 10 : 50);
   }
 
   onServerRequest(client: AppServerClient, r: ServerRequest): void {
@@ -154,7 +141,7 @@ export class Supervisor {
             : null;
       if (problem) {
         void client.respond(r.id, { contentItems: [{ type: "inputText", text: `bridge_web_tool refused: ${problem}. Shorten the request.` }], success: false }).catch(() => {});
-        this.appendNow(taskId, [{ turn_id: (params.turnId as string) ?? null, kind: "warning", data: { message: `bridge_web_tool call refused: ${problem}` } }]);
+        this.events.appendNow(taskId, [{ turn_id: (params.turnId as string) ?? null, kind: "warning", data: { message: `bridge_web_tool call refused: ${problem}` } }]);
         return;
       }
     }
@@ -165,7 +152,7 @@ export class Supervisor {
     const id = newId("r_");
     const itemId = typeof params.itemId === "string" ? params.itemId : typeof params.callId === "string" ? params.callId : null;
     const turnId = typeof params.turnId === "string" ? params.turnId : null;
-    this.flush(taskId);
+    this.events.flush(taskId);
     this.repo.tx(() => {
       this.repo.insertInteraction({
         id,
@@ -183,7 +170,7 @@ export class Supervisor {
       this.repo.appendEvents(taskId, [{ turn_id: turnId, kind: "request", item_id: itemId, data: { request_id: id, kind } }]);
       this.refreshState(taskId);
     });
-    this.wake(taskId);
+    this.events.wake(taskId);
   }
 
   onExit(client: AppServerClient): void {
@@ -193,7 +180,7 @@ export class Supervisor {
     }
     const exit = client.exit;
     const detail = exit ? (exit.signal ? `the Codex app-server was killed (${exit.signal})` : `the Codex app-server exited with code ${exit.code}`) : "the Codex app-server exited";
-    for (const taskId of affected) this.flush(taskId);
+    for (const taskId of affected) this.events.flush(taskId);
     this.repo.tx(() => {
       for (const i of this.repo.interactionsByConnection(client.connectionId, ["pending"])) {
         this.repo.updateInteraction(i.id, { state: "stale", note: "the app-server connection was lost" });
@@ -208,8 +195,8 @@ export class Supervisor {
       }
     });
     for (const taskId of affected) {
-      this.live.delete(taskId);
-      this.wake(taskId);
+      this.events.forget(taskId);
+      this.events.wake(taskId);
     }
   }
 
@@ -249,7 +236,7 @@ export class Supervisor {
       project = this.project(input.project_id);
     }
     const client = await this.runtime.ensure();
-    await this.checkModel(client, model, effort, profile.service_tier || null);
+    await checkModelChoice(client, model, effort, profile.service_tier || null);
     const relay = !input.thread_id && this.settings.relay.enabled;
     const task = this.repo.insertTask({
       id: newId("t_"),
@@ -285,7 +272,7 @@ export class Supervisor {
       this.runtime.loadedThreads.add(threadId);
       this.threadTask.set(threadId, task.id);
       this.repo.updateTask(task.id, { thread_id: threadId });
-      this.liveTask(task.id);
+      this.events.state(task.id);
       await this.startTurn(client, task.id, input.prompt, profile, project, model, effort);
     } catch (err) {
       this.failStart(task.id, err);
@@ -303,17 +290,17 @@ export class Supervisor {
     const t = this.repo.task(taskId)!;
     if (err instanceof UnknownOutcomeError) {
       this.repo.updateTask(taskId, { state: "unknown", unknown: { method: err.method, at: new Date().toISOString(), detail: err.message } });
-      this.appendNow(taskId, [{ turn_id: t.turn_id, kind: "unknown", data: { method: err.method, detail: err.message } }]);
+      this.events.appendNow(taskId, [{ turn_id: t.turn_id, kind: "unknown", data: { method: err.method, detail: err.message } }]);
       return;
     }
     if (err instanceof ConnectionClosedError) {
       this.repo.updateTask(taskId, { state: "connection_lost" });
-      this.appendNow(taskId, [{ turn_id: t.turn_id, kind: "connection_lost", data: { detail: err.message } }]);
+      this.events.appendNow(taskId, [{ turn_id: t.turn_id, kind: "connection_lost", data: { detail: err.message } }]);
       return;
     }
     const message = err instanceof Error ? err.message : String(err);
     this.repo.updateTask(taskId, { state: "failed", error: { message: redactText(message), codexErrorInfo: null, explanation: "Codex refused to start the turn; read the message and fix the input or configuration." } });
-    this.appendNow(taskId, [{ turn_id: t.turn_id, kind: "turn_completed", data: { status: "failed", error: redactText(message) } }]);
+    this.events.appendNow(taskId, [{ turn_id: t.turn_id, kind: "turn_completed", data: { status: "failed", error: redactText(message) } }]);
   }
 
   private async startTurn(client: AppServerClient, taskId: string, text: string, profile: ProfileSpec, project: ProjectSpec, model: string | null, effort: string | null): Promise<void> {
@@ -332,43 +319,7 @@ export class Supervisor {
     const patch: Parameters<Repo["updateTask"]>[1] = { turn_id: res.turn.id, turn_count: cur.turn_count + 1 };
     if (cur.state === "starting") patch.state = "running";
     this.repo.updateTask(taskId, patch);
-    this.liveTask(taskId).ingest.setTurn(res.turn.id);
-  }
-
-  private async checkModel(client: AppServerClient, model: string | null, effort: string | null, tier: string | null): Promise<void> {
-    if (!model && !effort && !tier) return;
-    const models = await this.listAllModels(client);
-    const m = model ? models.find((x) => x.model === model || x.id === model) : undefined;
-    if (model && !m) throw new BridgeError(`model "${model}" is not in this Codex's model/list; codex_models lists the available ones`, "model");
-    // Without a model the thread keeps Codex's own choice, so a value is only refused when no model offers it.
-    const efforts = m ? m.efforts : [...new Set(models.flatMap((x) => x.efforts))];
-    if (effort && efforts.length > 0 && !efforts.includes(effort)) {
-      throw new BridgeError(`effort "${effort}" is not offered ${m ? `by ${model}` : "by any model"}; use one of: ${efforts.join(", ")}`, "effort");
-    }
-    const tiers = m ? m.tiers : [...new Set(models.flatMap((x) => x.tiers))];
-    if (tier && !tiers.includes(tier)) {
-      throw new BridgeError(`service tier "${tier}" is not offered ${m ? `by ${model}` : "by any model"}; use one of: ${tiers.join(", ") || "none (leave service_tier empty)"}`, "profile");
-    }
-  }
-
-  async listAllModels(client?: AppServerClient): Promise<LiveModel[]> {
-    const c = client ?? (await this.runtime.ensure());
-    const out: LiveModel[] = [];
-    let cursor: string | null = null;
-    for (let page = 0; page < 20; page++) {
-      const res: { data?: unknown[]; nextCursor?: string | null } = await c.request("model/list", { includeHidden: true, ...(cursor ? { cursor } : {}) });
-      for (const raw of res.data ?? []) {
-        const m = (raw ?? {}) as Record<string, unknown>;
-        const efforts = Array.isArray(m.supportedReasoningEfforts)
-          ? m.supportedReasoningEfforts.map((e) => (typeof e === "string" ? e : String((e as Record<string, unknown>)?.reasoningEffort ?? ""))).filter(Boolean)
-          : [];
-        const tiers = Array.isArray(m.serviceTiers) ? m.serviceTiers.map((t) => String((t as Record<string, unknown>)?.id ?? "")).filter(Boolean) : [];
-        out.push({ id: String(m.id ?? ""), model: String(m.model ?? m.id ?? ""), efforts, tiers, hidden: m.hidden === true, isDefault: m.isDefault === true, displayName: String(m.displayName ?? m.model ?? "") });
-      }
-      cursor = res.nextCursor ?? null;
-      if (!cursor) break;
-    }
-    return out;
+    this.events.state(taskId).ingest.setTurn(res.turn.id);
   }
 
   async send(input: { task_id: string; message: string; model?: string; effort?: string }): Promise<{ task: TaskRow; action: "steered" | "new_turn" | "recovery_turn" }> {
@@ -389,7 +340,7 @@ export class Supervisor {
         return { task: this.repo.task(task.id)!, action: "steered" };
       } catch (err) {
         if (err instanceof UnknownOutcomeError) {
-          this.appendNow(task.id, [{ turn_id: task.turn_id, kind: "unknown", data: { method: "turn/steer", detail: err.message } }]);
+          this.events.appendNow(task.id, [{ turn_id: task.turn_id, kind: "unknown", data: { method: "turn/steer", detail: err.message } }]);
           throw new BridgeError(err.message);
         }
         if (!(err instanceof RpcError) || !/no active turn/.test(err.message)) throw err;
@@ -405,8 +356,8 @@ export class Supervisor {
       this.runtime.loadedThreads.add(task.thread_id);
     }
     this.threadTask.set(task.thread_id, task.id);
-    this.live.delete(task.id);
-    this.liveTask(task.id);
+    this.events.forget(task.id);
+    this.events.state(task.id);
     try {
       await this.startTurn(client, task.id, input.message, profile, project, input.model ?? task.model, input.effort ?? task.effort);
     } catch (err) {
@@ -422,8 +373,8 @@ export class Supervisor {
     if (!client || task.connection_id !== client.connectionId || !task.thread_id || !task.turn_id) {
       return { task, terminated: 0, note: "the turn is not on the live connection; nothing was sent" };
     }
-    if (input.reason) this.appendNow(task.id, [{ turn_id: task.turn_id, kind: "cancel_requested", data: { reason: redactText(input.reason) } }]);
-    const done = this.waitForSettled(task.id, waitMs);
+    if (input.reason) this.events.appendNow(task.id, [{ turn_id: task.turn_id, kind: "cancel_requested", data: { reason: redactText(input.reason) } }]);
+    const done = this.events.waitForSettled(task.id, waitMs);
     const interrupt = () => client.request("turn/interrupt", { threadId: task.thread_id, turnId: task.turn_id }, { timeoutMs: this.settings.ackTimeoutMs });
     try {
       try {
@@ -437,7 +388,7 @@ export class Supervisor {
       }
     } catch (err) {
       if (err instanceof UnknownOutcomeError) {
-        this.appendNow(task.id, [{ turn_id: task.turn_id, kind: "unknown", data: { method: "turn/interrupt", detail: err.message } }]);
+        this.events.appendNow(task.id, [{ turn_id: task.turn_id, kind: "unknown", data: { method: "turn/interrupt", detail: err.message } }]);
         return { task: this.repo.task(task.id)!, terminated: 0, note: err.message };
       }
       throw err;
@@ -457,27 +408,6 @@ export class Supervisor {
     }
     const after = this.repo.task(task.id)!;
     return { task: after, terminated, note: settled ? `turn ${after.state}` : "interrupt sent; turn/completed not seen yet, keep calling codex_wait" };
-  }
-
-  private waitForSettled(taskId: string, ms: number): Promise<boolean> {
-    return new Promise((resolve) => {
-      const check = () => {
-        const t = this.repo.task(taskId);
-        if (t && SETTLED_STATES.has(t.state)) {
-          cleanup();
-          resolve(true);
-        }
-      };
-      const timer = setTimeout(() => {
-        cleanup();
-        resolve(false);
-      }, ms);
-      const cleanup = () => {
-        clearTimeout(timer);
-        this.waiters.get(taskId)?.delete(check);
-      };
-      this.addWaiter(taskId, check);
-    });
   }
 
   // ---------------------------------------------------------------- interactions
@@ -548,7 +478,7 @@ export class Supervisor {
       if (cur.state === "uncertain") this.repo.updateInteraction(i.id, { state: "submitted", note: "written to the app-server" });
       this.refreshState(task.id);
     });
-    this.wake(task.id);
+    this.events.wake(task.id);
     return { interaction: this.repo.interaction(i.id)!, repeated: false };
   }
 
@@ -566,13 +496,13 @@ export class Supervisor {
   }
 
   private settleInteraction(i: InteractionRow, state: "resolved" | "stale"): void {
-    this.flush(i.task_id);
+    this.events.flush(i.task_id);
     this.repo.tx(() => {
       this.repo.updateInteraction(i.id, { state, note: state === "resolved" ? "confirmed by Codex" : "Codex closed it without an answer" });
       this.repo.appendEvents(i.task_id, [{ turn_id: i.turn_id, kind: "request_closed", item_id: i.item_id, data: { request_id: i.id, state } }]);
       this.refreshState(i.task_id);
     });
-    this.wake(i.task_id);
+    this.events.wake(i.task_id);
   }
 
   /** Derives running / waiting_for_* from the open interactions. */
@@ -585,10 +515,10 @@ export class Supervisor {
   }
 
   private completeTurn(taskId: string, c: NonNullable<ReturnType<TaskIngest["handle"]>["turnCompleted"]>): void {
-    const live = this.liveTask(taskId);
+    const live = this.events.state(taskId);
     const status: TaskState = c.status === "completed" ? "completed" : c.status === "interrupted" ? "interrupted" : "failed";
     this.repo.tx(() => {
-      this.flushInside(taskId, live);
+      this.events.flushInside(taskId);
       const error = c.error ? { message: c.error.message, codexErrorInfo: c.error.codexErrorInfo, explanation: explainFailure(c.error.message, c.error.codexErrorInfo) } : null;
       this.repo.updateTask(taskId, { state: status, final_message: c.finalText, error });
       if (live.diff !== null) this.repo.upsertItem({ task_id: taskId, item_id: `diff:${c.turnId}`, turn_id: c.turnId, type: "turnDiff", status: "final", data: { diff: live.diff } });
@@ -596,73 +526,20 @@ export class Supervisor {
         this.repo.updateInteraction(i.id, { state: "stale", note: `the turn ended (${c.status}) before it was answered` });
       }
     });
-    this.wake(taskId);
-  }
-
-  // ---------------------------------------------------------------- event plumbing
-
-  private liveTask(taskId: string): LiveTask {
-    let l = this.live.get(taskId);
-    if (!l) {
-      const t = this.repo.task(taskId);
-      l = { ingest: new TaskIngest(t?.turn_id ?? null), buffer: [], items: [], flushTimer: null, diff: null };
-      this.live.set(taskId, l);
-    }
-    return l;
-  }
-
-  private scheduleFlush(taskId: string, ms: number): void {
-    const l = this.liveTask(taskId);
-    if (l.flushTimer) return;
-    l.flushTimer = setTimeout(() => {
-      l.flushTimer = null;
-      this.flush(taskId);
-    }, ms);
-  }
-
-  /** Writes buffered events in one transaction (a 5,000-delta stream must not cost 5,000 commits). */
-  flush(taskId: string): void {
-    const l = this.live.get(taskId);
-    if (!l) return;
-    if (l.flushTimer) {
-      clearTimeout(l.flushTimer);
-      l.flushTimer = null;
-    }
-    if (l.buffer.length === 0 && l.items.length === 0 && !l.ingest.hasPendingDeltas()) return;
-    this.repo.tx(() => this.flushInside(taskId, l));
-    this.wake(taskId);
-  }
-
-  private flushInside(taskId: string, l: LiveTask): void {
-    // Pending deltas are always newer than anything buffered.
-    const events = [...l.buffer, ...l.ingest.drainDeltas()];
-    l.buffer = [];
-    const items = l.items;
-    l.items = [];
-    for (const it of items) this.repo.upsertItem(it);
-    if (events.length) this.repo.appendEvents(taskId, events);
-  }
-
-  private appendNow(taskId: string, events: NewEvent[]): void {
-    this.flush(taskId);
-    this.repo.appendEvents(taskId, events);
-    this.wake(taskId);
-  }
-
-  addWaiter(taskId: string, fn: () => void): () => void {
-    let set = this.waiters.get(taskId);
-    if (!set) this.waiters.set(taskId, (set = new Set()));
-    set.add(fn);
-    return () => set!.delete(fn);
-  }
-
-  private wake(taskId: string): void {
-    for (const fn of [...(this.waiters.get(taskId) ?? [])]) fn();
+    this.events.wake(taskId);
   }
 
   /** Makes sure everything received so far is in SQLite (used before reads). */
   sync(taskId: string): void {
-    this.flush(taskId);
+    this.events.flush(taskId);
+  }
+
+  async listAllModels(client?: AppServerClient): Promise<LiveModel[]> {
+    return listAllModels(client ?? (await this.runtime.ensure()));
+  }
+
+  addWaiter(taskId: string, fn: () => void): () => void {
+    return this.events.addWaiter(taskId, fn);
   }
 
   activeCounts(): { active: number; pending: number; unknown: number } {
