@@ -186,7 +186,8 @@ export class Supervisor {
         this.repo.updateInteraction(i.id, { state: "stale", note: "the app-server connection was lost" });
       }
       for (const i of this.repo.interactionsByConnection(client.connectionId, ["submitted"])) {
-        if (i.kind === "tool") this.repo.updateInteraction(i.id, { state: "uncertain", note: "the app-server exited before confirming the tool result" });
+        // Written, but Codex never confirmed it: whether it acted on the answer is unknown, exactly as after a bridge restart.
+        this.repo.updateInteraction(i.id, { state: "uncertain", note: "the app-server exited before confirming the answer" });
       }
       for (const taskId of affected) {
         const t = this.repo.task(taskId)!;

@@ -190,3 +190,20 @@ describe("interaction ledger", () => {
     expect(client.writes).toEqual([]);
   });
 });
+
+describe("app-server death", () => {
+  it("leaves answers written but unconfirmed uncertain (approvals and tool results alike) and open requests stale", async () => {
+    const answered = approval(7);
+    const relayed = toolCall(8);
+    const open = approval(9);
+    await sup.respond({ task_id: TASK, request_id: answered, action: "accept" });
+    await submit(relayed);
+    expect(repo.interaction(answered)!.state).toBe("submitted");
+    client.exit = { code: null, signal: "SIGKILL" };
+    sup.onExit(asClient(client));
+    expect(repo.interaction(answered)!.state).toBe("uncertain");
+    expect(repo.interaction(relayed)!.state).toBe("uncertain");
+    expect(repo.interaction(open)!.state).toBe("stale");
+    expect(repo.task(TASK)!.state).toBe("connection_lost");
+  });
+});
