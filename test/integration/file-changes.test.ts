@@ -5,6 +5,7 @@ import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { getPlatform } from "../../platform/index.ts";
 import { resultText, startHarness, type Harness } from "../../src/cli/harness.ts";
+import { sc, settled } from "../support/task-waits.ts";
 
 let h: Harness | null = null;
 afterEach(async () => {
@@ -12,27 +13,14 @@ afterEach(async () => {
   h = null;
 });
 
-type S = Record<string, any>;
-const sc = (r: { structuredContent?: unknown }) => (r.structuredContent ?? {}) as S;
 const PATCH = "*** Begin Patch\n*** Add File: notes/hello.txt\n+hello from a patch\n*** End Patch\n";
-
-async function settle(h: Harness, id: string, onWait?: (w: S) => Promise<void>): Promise<S[]> {
-  const out: S[] = [];
-  for (let i = 0; i < 30; i++) {
-    const w = sc(await h.call("codex_wait", { task_id: id, timeout_seconds: 20 }));
-    out.push(w);
-    if (onWait) await onWait(w);
-    if (["completed", "failed", "interrupted", "connection_lost"].includes(w.state)) return out;
-  }
-  throw new Error("did not settle");
-}
 
 describe("file changes through apply_patch on the real Codex", () => {
   it("are summarized once in the waits, and codex_result and codex_inspect show them with the diff", async () => {
     h = await startHarness(await getPlatform(), { mockProvider: true, approvalPolicy: "never", extraConfig: 'model = "gpt-5.5"' });
     h.provider!.enqueue({ kind: "output", items: [{ type: "patch", patch: PATCH }] }, { kind: "output", items: [{ type: "message", text: "patched" }] });
     const id = sc(await h.call("codex_start", { project_id: "demo", prompt: "add a note" })).task_id;
-    const waits = await settle(h, id);
+    const waits = await settled(h, id);
     expect(waits.flatMap((w) => w.delta_summary.changes)).toEqual(["add notes/hello.txt"]);
     expect(readFileSync(join(h.projectDir, "notes", "hello.txt"), "utf8")).toBe("hello from a patch\n");
     const result = sc(await h.call("codex_result", { task_id: id }));
@@ -49,13 +37,13 @@ describe("file changes through apply_patch on the real Codex", () => {
       h.provider!.enqueue({ kind: "output", items: [{ type: "patch", patch: PATCH }] }, { kind: "output", items: [{ type: "message", text: "after the patch" }] });
       const id = sc(await h.call("codex_start", { project_id: "demo", prompt: "add a note" })).task_id;
       const kinds: string[] = [];
-      const waits = await settle(h, id, async (w) => {
+      const waits = await settled(h, id, { onAnswer: async (w) => {
         for (const r of w.requests ?? []) {
           kinds.push(r.kind);
           const answer = await h!.call("codex_respond", { task_id: id, request_id: r.request_id, action });
           expect(answer.isError, resultText(answer)).toBeFalsy();
         }
-      });
+      } });
       expect(waits.at(-1)!.state).toBe("completed");
       expect(kinds).toEqual(["fileChange"]);
       expect(existsSync(join(h.projectDir, "notes", "hello.txt"))).toBe(action === "accept");

@@ -8,27 +8,13 @@ import { assembleBridge } from "../../src/cli/assemble.ts";
 import { resultText, startHarness, type Harness } from "../../src/cli/harness.ts";
 import { waitForTask } from "../../src/supervisor/observe.ts";
 import { userTexts } from "../../src/mockprovider/index.ts";
+import { sc, settled, type S } from "../support/task-waits.ts";
 
 let h: Harness | null = null;
 afterEach(async () => {
   await h?.close();
   h = null;
 });
-
-type S = Record<string, any>;
-const sc = (r: { structuredContent?: unknown }) => (r.structuredContent ?? {}) as S;
-const SETTLED = ["completed", "failed", "interrupted", "connection_lost", "unknown"];
-
-async function settle(h: Harness, taskId: string, mode = "auto"): Promise<S[]> {
-  const out: S[] = [];
-  for (let i = 0; i < 60; i++) {
-    const r = await h.call("codex_wait", { task_id: taskId, timeout_seconds: 20, mode });
-    expect(r.isError, resultText(r)).toBeFalsy();
-    out.push(sc(r));
-    if (SETTLED.includes(sc(r).state)) return out;
-  }
-  throw new Error("did not settle");
-}
 
 async function until(fn: () => boolean | Promise<boolean>, ms = 20_000): Promise<void> {
   const t0 = Date.now();
@@ -52,7 +38,7 @@ describe("task lifecycle on the real Codex", () => {
     const text = Array.from({ length: 5000 }, (_, i) => `w${i}`).join(" ");
     h.provider!.enqueue({ kind: "output", items: [{ type: "message", text, deltas: 5000 }] });
     const id = sc(await h.call("codex_start", { project_id: "demo", prompt: "stream" })).task_id;
-    const raw = await settle(h, id, "raw");
+    const raw = await settled(h, id, { mode: "raw" });
     expect(raw.at(-1)!.state).toBe("completed");
     const deltas = raw.flatMap((a) => (a.events ?? []).filter((e: S) => e.kind === "message_delta"));
     expect(deltas.map((e: S) => e.data.text).join("")).toBe(text);
@@ -78,7 +64,7 @@ describe("task lifecycle on the real Codex", () => {
     expect(woke.messages).toContain("working on it");
     // Woken by the message, not by the 60 s timeout (generous bound: the sleep in the command alone is 1 s).
     expect(Date.now() - t0).toBeLessThan(30_000);
-    await settle(h, id);
+    await settled(h, id);
   });
 
   it("steering mid-stream reaches the model within the same turn", async () => {
@@ -88,7 +74,7 @@ describe("task lifecycle on the real Codex", () => {
     await h.provider!.waitForRequests(1, 20_000);
     const sent = await h.call("codex_send", { task_id: start.task_id, message: "STEER: use tabs" });
     expect(sc(sent).action).toBe("steered");
-    const answers = await settle(h, start.task_id);
+    const answers = await settled(h, start.task_id);
     expect(answers.at(-1)!.state).toBe("completed");
     const last = h.provider!.requests.at(-1)!;
     expect(userTexts(last).join("\n")).toContain("STEER: use tabs");
@@ -116,13 +102,13 @@ describe("task lifecycle on the real Codex", () => {
     const start = sc(await h.call("codex_start", { project_id: "demo", prompt: "first" }));
     await h.provider!.waitForRequests(1, 20_000);
     h.bridge.sup.runtime.current!.kill("SIGKILL");
-    const lost = await settle(h, start.task_id);
+    const lost = await settled(h, start.task_id);
     expect(lost.at(-1)!.state).toBe("connection_lost");
     h.provider!.enqueue({ kind: "output", items: [{ type: "message", text: "recovered" }] });
     const sent = sc(await h.call("codex_send", { task_id: start.task_id, message: "continue after the crash" }));
     expect(sent.action).toBe("recovery_turn");
     expect(sent.thread_id).toBe(start.thread_id);
-    const after = await settle(h, start.task_id);
+    const after = await settled(h, start.task_id);
     expect(after.at(-1)!.state).toBe("completed");
     expect(sc(await h.call("codex_result", { task_id: start.task_id })).final_message).toBe("recovered");
   });
@@ -131,7 +117,7 @@ describe("task lifecycle on the real Codex", () => {
     h = await startHarness(await getPlatform(), { mockProvider: true, approvalPolicy: "never" });
     h.provider!.enqueue({ kind: "output", items: [{ type: "message", text: "persisted answer" }] });
     const id = sc(await h.call("codex_start", { project_id: "demo", prompt: "persist me" })).task_id;
-    await settle(h, id);
+    await settled(h, id);
     const before = h.bridge.sup.repo.events(id, 0, 1000).length;
     await h.bridge.close();
     const again = await assembleBridge(await getPlatform(), { env: h.env, cwd: h.root, log: () => {} });
@@ -179,7 +165,7 @@ describe("task lifecycle on the real Codex", () => {
     const secret = "ghp_" + "A1b2C3d4E5f6G7h8I9j0K1l2M3n4O5p6Q7r8";
     h.provider!.enqueue({ kind: "output", items: [{ type: "exec", cmd: `echo token=${secret}` }] }, { kind: "output", items: [{ type: "message", text: `I saw ${secret}` }] });
     const id = sc(await h.call("codex_start", { project_id: "demo", prompt: "leak" })).task_id;
-    const waits = await settle(h, id, "raw");
+    const waits = await settled(h, id, { mode: "raw" });
     const result = await h.call("codex_result", { task_id: id });
     const output = await h.call("codex_inspect", { task_id: id, kind: "commands" });
     const seen = JSON.stringify([waits, result, output]);
@@ -207,10 +193,10 @@ describe("threads stay loaded and restarts settle what was in flight", () => {
       { kind: "output", items: [{ type: "message", text: "three" }] },
     );
     const id = sc(await h.call("codex_start", { project_id: "demo", prompt: "turn 1" })).task_id;
-    await settle(h, id);
+    await settled(h, id);
     for (const msg of ["turn 2", "turn 3"]) {
       expect(sc(await h.call("codex_send", { task_id: id, message: msg })).action).toBe("new_turn");
-      await settle(h, id);
+      await settled(h, id);
     }
     expect(methods.filter((m) => m === "turn/start")).toHaveLength(3);
     expect(methods).not.toContain("thread/resume");

@@ -4,28 +4,13 @@ import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { getPlatform } from "../../platform/index.ts";
 import { resultText, startHarness, type Harness } from "../../src/cli/harness.ts";
+import { sc, settled } from "../support/task-waits.ts";
 
 let h: Harness | null = null;
 afterEach(async () => {
   await h?.close();
   h = null;
 });
-
-type S = Record<string, any>;
-const sc = (r: { structuredContent?: unknown }) => (r.structuredContent ?? {}) as S;
-
-async function waitUntilSettled(h: Harness, taskId: string, onWait?: (s: S) => Promise<void>): Promise<S[]> {
-  const answers: S[] = [];
-  for (let i = 0; i < 40; i++) {
-    const r = await h.call("codex_wait", { task_id: taskId, timeout_seconds: 20 });
-    expect(r.isError, resultText(r)).toBeFalsy();
-    const s = sc(r);
-    answers.push(s);
-    if (onWait) await onWait(s);
-    if (["completed", "failed", "interrupted", "connection_lost", "unknown"].includes(s.state)) return answers;
-  }
-  throw new Error("task did not settle");
-}
 
 describe("supervised task against the real Codex", () => {
   it("runs a command, writes a file, and codex_result carries the final text and evidence", async () => {
@@ -38,7 +23,7 @@ describe("supervised task against the real Codex", () => {
     expect(start.isError, resultText(start)).toBeFalsy();
     const taskId = sc(start).task_id;
     expect(taskId).toMatch(/^t_/);
-    const answers = await waitUntilSettled(h, taskId);
+    const answers = await settled(h, taskId);
     expect(answers.at(-1)!.state).toBe("completed");
     const seen = answers.flatMap((a) => a.messages ?? []);
     expect(seen).toContain("I will write the file.");

@@ -7,20 +7,28 @@ export type S = Record<string, any>;
 export const sc = (r: { structuredContent?: unknown }) => (r.structuredContent ?? {}) as S;
 export const SETTLED = ["completed", "failed", "interrupted", "connection_lost", "unknown"];
 
+export interface WaitOptions {
+  rounds?: number;
+  mode?: "auto" | "supervision" | "raw";
+  /** Runs on every answer before `done` is asked, e.g. to answer the requests it shows. */
+  onAnswer?: (s: S) => Promise<void>;
+}
+
 /** Calls codex_wait until `done` says so; returns every answer seen. */
-export async function waitUntil(h: Harness, taskId: string, done: (s: S, all: S[]) => boolean, rounds = 40): Promise<S[]> {
+export async function waitUntil(h: Harness, taskId: string, done: (s: S, all: S[]) => boolean, opts: WaitOptions = {}): Promise<S[]> {
   const answers: S[] = [];
-  for (let i = 0; i < rounds; i++) {
-    const r = await h.call("codex_wait", { task_id: taskId, timeout_seconds: 20 });
+  for (let i = 0; i < (opts.rounds ?? 40); i++) {
+    const r = await h.call("codex_wait", { task_id: taskId, timeout_seconds: 20, ...(opts.mode ? { mode: opts.mode } : {}) });
     expect(r.isError, resultText(r)).toBeFalsy();
     const s = sc(r);
     answers.push(s);
+    await opts.onAnswer?.(s);
     if (done(s, answers)) return answers;
   }
   throw new Error(`task ${taskId} never reached the expected point; last answer: ${JSON.stringify(answers.at(-1))}`);
 }
 
-export const settled = (h: Harness, taskId: string) => waitUntil(h, taskId, (s) => SETTLED.includes(s.state));
+export const settled = (h: Harness, taskId: string, opts: WaitOptions = {}) => waitUntil(h, taskId, (s) => SETTLED.includes(s.state), opts);
 
 /** Waits for the first approval request (codex_respond kind) of the task and returns its view. */
 export async function nextRequest(h: Harness, taskId: string): Promise<S> {
