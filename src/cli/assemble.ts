@@ -110,6 +110,16 @@ export async function assembleBridge(platform: Platform, opts: AssembleOptions):
   };
 }
 
+/** The bridge for a server command, or null after saying on stderr (through log) why it could not start. */
+export async function assembleForServe(platform: Platform, log: (msg: string) => void): Promise<Bridge | null> {
+  try {
+    return await assembleBridge(platform, { env: process.env, cwd: process.cwd(), log });
+  } catch (err) {
+    log(describeStartupError(err));
+    return null;
+  }
+}
+
 export function describeStartupError(err: unknown): string {
   if (err instanceof ConfigError) return err.message;
   return err instanceof Error ? err.message : String(err);

@@ -12,7 +12,7 @@ import { StreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/
 import { isInitializeRequest } from "@modelcontextprotocol/sdk/types.js";
 import type { Platform } from "../../platform/types.ts";
 import { BUILD_INFO } from "../build-info.ts";
-import { assembleBridge, describeStartupError, type Bridge } from "./assemble.ts";
+import { assembleForServe, type Bridge } from "./assemble.ts";
 import { mcpServerFor } from "./serve.ts";
 
 const log = (msg: string) => process.stderr.write(`codex-bridge: ${msg}\n`);
@@ -364,13 +364,8 @@ export async function runHttp(platform: Platform, args: string[]): Promise<numbe
     log(`WARNING: listening on non-loopback address ${opts.host} (--allow-non-loopback)${token ? "" : " WITHOUT a token: anyone who can reach it can run Codex"}`);
   }
 
-  let bridge: Bridge;
-  try {
-    bridge = await assembleBridge(platform, { env: process.env, cwd: process.cwd(), log });
-  } catch (err) {
-    log(describeStartupError(err));
-    return 1;
-  }
+  const bridge = await assembleForServe(platform, log);
+  if (!bridge) return 1;
   let served: HttpBridgeServer;
   try {
     served = await startHttpServer(bridge, { ...opts, token });

@@ -3,7 +3,7 @@ import { StdioServerTransport } from "@modelcontextprotocol/sdk/server/stdio.js"
 import type { Platform } from "../../platform/types.ts";
 import { BUILD_INFO } from "../build-info.ts";
 import { createMcpServer } from "../mcp/server.ts";
-import { assembleBridge, describeStartupError, type Bridge } from "./assemble.ts";
+import { assembleForServe, type Bridge } from "./assemble.ts";
 
 // Leaves the app-server its close grace (300 ms) plus margin, and stays under the one second a restart may wait.
 const STOP_DEADLINE_MS = 800;
@@ -41,13 +41,8 @@ export async function runServe(platform: Platform, args: string[]): Promise<numb
   }
   // stdout belongs to MCP: anything printed by accident must not corrupt the stream.
   console.log = (...a: unknown[]) => log(a.map(String).join(" "));
-  let bridge: Bridge;
-  try {
-    bridge = await assembleBridge(platform, { env: process.env, cwd: process.cwd(), log });
-  } catch (err) {
-    log(describeStartupError(err));
-    return 1;
-  }
+  const bridge = await assembleForServe(platform, log);
+  if (!bridge) return 1;
   const server = mcpServerFor(bridge);
   const transport = new StdioServerTransport();
   let stopping = false;
