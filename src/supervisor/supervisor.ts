@@ -3,7 +3,6 @@ import type { AppServerClient } from "../codex/client.ts";
 import { ConnectionClosedError, RpcError, UnknownOutcomeError } from "../codex/errors.ts";
 import type { RpcId, ServerNotification, ServerRequest } from "../codex/rpc-messages.ts";
 import type { Repo } from "../store/repo.ts";
-import type { NewEvent } from "../store/repo.ts";
 import { BridgeError } from "./errors.ts";
 import { explainFailure } from "./failure.ts";
 import type { TaskIngest } from "./ingest.ts";
@@ -14,8 +13,7 @@ import { type InteractionKind, type InteractionRow, SETTLED_STATES, type TaskRow
 import { redactText, redactValue } from "./redact.ts";
 import { RELAY_ARGUMENTS_MAX_CHARS, RELAY_REQUEST_MAX_CHARS, RELAY_TOOL_NAME, RELAY_TOOL_SPEC } from "./relay-tool.ts";
 import type { CodexRuntime } from "./runtime.ts";
-import type { ProfileSpec, ProjectSpec, SupervisorSettings } from "./settings.ts";
-import { DEFAULT_PROFILE } from "./settings.ts";
+import { DEFAULT_PROFILE, type ProfileSpec, type ProjectSpec, type SupervisorSettings } from "./settings.ts";
 
 export const PROMPT_MAX_CHARS = 100_000;
 
