@@ -155,3 +155,11 @@ export async function eventually(cond: () => boolean, ms: number): Promise<boole
   }
 }
 
+
+/** Stops every emulator in the list (emptying it), the tunnel's way; one that still will not exit is killed. */
+export async function stopAll(emulators: TunnelEmulator[]): Promise<void> {
+  for (const t of emulators.splice(0)) {
+    const report = await t.stop();
+    if (!report.exited && t.pid > 0) process.kill(t.pid, "SIGKILL");
+  }
+}

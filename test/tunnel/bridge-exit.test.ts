@@ -3,17 +3,14 @@
 // Exit times are measured and printed, not asserted (the machine is shared).
 import { existsSync, readdirSync, readFileSync } from "node:fs";
 import { afterEach, describe, expect, it } from "vitest";
-import { callTool, eventually, liveGroupMembers, prepareBridge, processGone, type BridgeSetup } from "../support/bridge-process.ts";
+import { callTool, eventually, liveGroupMembers, prepareBridge, processGone, type BridgeSetup, stopAll } from "../support/bridge-process.ts";
 import type { TunnelEmulator } from "../support/tunnel-emulator.ts";
 
 let setup: BridgeSetup | null = null;
 const emulators: TunnelEmulator[] = [];
 
 afterEach(async () => {
-  for (const t of emulators.splice(0)) {
-    const report = await t.stop();
-    if (!report.exited && t.pid > 0) process.kill(t.pid, "SIGKILL");
-  }
+  await stopAll(emulators);
   await setup?.cleanup();
   setup = null;
 });

@@ -5,17 +5,14 @@ import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { lastFunctionOutput } from "../../src/mockprovider/index.ts";
-import { callTool, prepareBridge, toolAnswer, type BridgeSetup, type ToolAnswer } from "../support/bridge-process.ts";
+import { callTool, prepareBridge, toolAnswer, type BridgeSetup, type ToolAnswer, stopAll } from "../support/bridge-process.ts";
 import type { TunnelEmulator } from "../support/tunnel-emulator.ts";
 
 let setup: BridgeSetup | null = null;
 const emulators: TunnelEmulator[] = [];
 
 afterEach(async () => {
-  for (const t of emulators.splice(0)) {
-    const report = await t.stop();
-    if (!report.exited && t.pid > 0) process.kill(t.pid, "SIGKILL");
-  }
+  await stopAll(emulators);
   await setup?.cleanup();
   setup = null;
 });

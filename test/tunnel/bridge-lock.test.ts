@@ -3,7 +3,7 @@
 import { spawn } from "node:child_process";
 import { readFileSync } from "node:fs";
 import { afterEach, describe, expect, it } from "vitest";
-import { BUN, MAIN, callTool, eventually, prepareBridge, processGone, type BridgeSetup } from "../support/bridge-process.ts";
+import { BUN, MAIN, callTool, eventually, prepareBridge, processGone, type BridgeSetup, stopAll } from "../support/bridge-process.ts";
 import { PROJECT_ROOT } from "../support/real-codex.ts";
 import type { TunnelEmulator } from "../support/tunnel-emulator.ts";
 
@@ -14,10 +14,7 @@ const stoppedPids: number[] = [];
 afterEach(async () => {
   // A test may leave a bridge stopped (SIGSTOP); let it run again so it can exit.
   for (const pid of stoppedPids.splice(0)) if (!processGone(pid)) process.kill(pid, "SIGCONT");
-  for (const t of emulators.splice(0)) {
-    const report = await t.stop();
-    if (!report.exited && t.pid > 0) process.kill(t.pid, "SIGKILL");
-  }
+  await stopAll(emulators);
   await setup?.cleanup();
   setup = null;
 });
