@@ -5,7 +5,7 @@ import { existsSync } from "node:fs";
 import { join } from "node:path";
 import { getPlatform } from "../platform/index.ts";
 import type { Platform } from "../platform/types.ts";
-import { startHarness, type Harness } from "../src/cli/harness.ts";
+import { startHarness, type Harness } from "../src/selftest/harness.ts";
 import { economyRows, formatTable, measureEconomy, type EconomyReport } from "./economy.ts";
 
 const SETTLED = new Set(["completed", "failed", "interrupted", "connection_lost", "unknown"]);

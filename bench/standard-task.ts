@@ -2,7 +2,7 @@
 // result the supervisor read. Shared by the economy benchmark and the "nothing essential lost" test.
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import type { Platform } from "../platform/types.ts";
-import { resultText, startHarness, type Harness } from "../src/cli/harness.ts";
+import { resultText, startHarness, type Harness } from "../src/selftest/harness.ts";
 
 export type Variant = "no_approvals" | "approvals";
 

@@ -1,6 +1,6 @@
 import type { Platform } from "../../platform/types.ts";
 import { renderHealth } from "../mcp/admin-tools.ts";
-import { assembleBridge, describeStartupError } from "./assemble.ts";
+import { assembleBridge, describeStartupError } from "../app/assemble.ts";
 
 export async function runDoctor(platform: Platform, args: string[]): Promise<number> {
   const json = args.includes("--json");

@@ -33,11 +33,11 @@ async function main(argv: string[]): Promise<number> {
     case "init":
       return runInit(platform, rest);
     case "demo": {
-      const { runDemo } = await import("./demo.ts");
+      const { runDemo } = await import("../selftest/demo.ts");
       return runDemo(platform, rest);
     }
     case "relay-fixture": {
-      const { runRelayFixture } = await import("./relay-fixture.ts");
+      const { runRelayFixture } = await import("../selftest/relay-fixture.ts");
       return runRelayFixture(platform, rest);
     }
     default:

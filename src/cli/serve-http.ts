@@ -12,8 +12,7 @@ import { StreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/
 import { isInitializeRequest } from "@modelcontextprotocol/sdk/types.js";
 import type { Platform } from "../../platform/types.ts";
 import { BUILD_INFO } from "../build-info.ts";
-import { assembleForServe, type Bridge } from "./assemble.ts";
-import { mcpServerFor } from "./serve.ts";
+import { assembleForServe, mcpServerFor, type Bridge } from "../app/assemble.ts";
 
 const log = (msg: string) => process.stderr.write(`codex-bridge: ${msg}\n`);
 

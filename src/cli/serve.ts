@@ -2,29 +2,12 @@ import { connectMcp } from "../mcp/delivery.ts";
 import { StdioServerTransport } from "@modelcontextprotocol/sdk/server/stdio.js";
 import type { Platform } from "../../platform/types.ts";
 import { BUILD_INFO } from "../build-info.ts";
-import { createMcpServer } from "../mcp/server.ts";
-import { assembleForServe, type Bridge } from "./assemble.ts";
+import { assembleForServe, mcpServerFor } from "../app/assemble.ts";
 
 // Leaves the app-server its close grace (300 ms) plus margin, and stays under the one second a restart may wait.
 const STOP_DEADLINE_MS = 800;
 
 const log = (msg: string) => process.stderr.write(`codex-bridge: ${msg}\n`);
-
-export function mcpServerFor(bridge: Bridge) {
-  const c = bridge.config.config;
-  return createMcpServer({
-    platform: bridge.platform,
-    sup: bridge.sup,
-    health: bridge.health,
-    version: BUILD_INFO.version,
-    artifacts: {
-      projects: () => Object.fromEntries(Object.entries(c.projects).map(([id, p]) => [id, { cwd: p.real_cwd || p.cwd }])),
-      maxArtifactBytes: c.max_artifact_bytes,
-      inlineArtifactBytes: c.inline_artifact_bytes,
-      sensitivePaths: c.sensitive_paths,
-    },
-  });
-}
 
 export async function runServe(platform: Platform, args: string[]): Promise<number> {
   const httpIdx = args.findIndex((a) => a === "--http" || a.startsWith("--http="));

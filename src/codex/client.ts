@@ -1,5 +1,6 @@
 import { randomUUID } from "node:crypto";
 import type { ChildExit, ChildHandle, Platform } from "../../platform/types.ts";
+import { INITIALIZE, INITIALIZED, MUTATING_METHODS } from "./protocol/session.ts";
 import { ConnectionClosedError, RequestTimeoutError, RpcError, UnknownOutcomeError } from "./errors.ts";
 import { LineSplitter } from "./jsonl.ts";
 import { IncomingMessage, type RpcId, type ServerNotification, type ServerRequest } from "./rpc-messages.ts";
@@ -32,15 +33,6 @@ interface Pending {
 
 export type ClientState = "starting" | "ready" | "exited";
 
-/** Requests whose effect may have happened even when their acknowledgement is lost. */
-export const MUTATING_METHODS = new Set([
-  "thread/start",
-  "thread/resume",
-  "turn/start",
-  "turn/steer",
-  "turn/interrupt",
-  "thread/backgroundTerminals/terminate",
-]);
 
 /**
  * One `codex app-server` child spoken to over JSONL. Correlates ids (responses may come out of order),
@@ -104,7 +96,7 @@ export class AppServerClient {
       this.stderrTail = (this.stderrTail + chunk).slice(-cap);
     });
     child.onExit((e) => this.handleExit(e));
-    const result = await this.request("initialize", {
+    const result = await this.request(INITIALIZE, {
       clientInfo: { name: "codex-bridge", title: "codex-bridge", version: this.opts.clientVersion },
       capabilities: { experimentalApi: true },
     });
@@ -114,7 +106,7 @@ export class AppServerClient {
       codexHome: typeof r.codexHome === "string" ? r.codexHome : null,
       platformOs: typeof r.platformOs === "string" ? r.platformOs : null,
     };
-    await this.notify("initialized");
+    await this.notify(INITIALIZED);
     this.state = "ready";
     return this.initializeInfo;
   }

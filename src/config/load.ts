@@ -1,8 +1,9 @@
 // Reads config.toml, validates it and resolves every default, so the rest of the bridge
 // never sees an optional setting. Errors name the file, the key and what is allowed.
 import { readFileSync, realpathSync, statSync } from "node:fs";
-import { isAbsolute, relative, resolve, sep } from "node:path";
+import { isAbsolute, resolve } from "node:path";
 import { parse as parseToml, TomlError } from "smol-toml";
+import { isInside } from "../containment.ts";
 import type { z } from "zod";
 import {
   ALLOWED_KEYS,
@@ -176,7 +177,7 @@ function resolveConfig(input: ConfigInput, opts: ParseConfigOptions): ParsedConf
     const cwd = resolve(p.cwd);
     const dir = existingDirectory(cwd);
     let problem = "problem" in dir ? `cwd ${JSON.stringify(cwd)} ${dir.problem}` : undefined;
-    if (!problem && "real" in dir && allowedRoots && !allowedRoots.some((root) => isInside(root, dir.real))) {
+    if (!problem && "real" in dir && allowedRoots && !allowedRoots.some((root) => isInside(root, dir.real, { foldCase: process.platform === "win32" || process.platform === "darwin" }))) {
       problem =
         allowedRoots.length === 0
           ? "allowed_roots is an empty list, so no project is allowed"
@@ -257,18 +258,8 @@ function existingDirectory(path: string): { real: string } | { problem: string }
   return { real };
 }
 
-function isInside(root: string, child: string): boolean {
-  const fold = process.platform === "win32" || process.platform === "darwin";
-  const rel = relative(fold ? root.toLowerCase() : root, fold ? child.toLowerCase() : child);
-  return rel === "" || (!rel.startsWith(`..${sep}`) && rel !== ".." && !isAbsolute(rel));
-}
 
 /** The project with this id, or the one that lists it as an alias. */
-export function findProject(config: BridgeConfig, idOrAlias: string): Project | undefined {
-  const direct = config.projects[idOrAlias];
-  if (direct) return direct;
-  return Object.values(config.projects).find((p) => p.aliases.includes(idOrAlias));
-}
 
 // ---- zod issues -> one plain line each -------------------------------------------------------
 

@@ -1,14 +1,14 @@
+// The bridge-wide tools (health, models, threads, checkpoint, runtime): parse, one service call, render.
 import type { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
 import { z } from "zod";
-import type { HealthReport } from "../supervisor/health.ts";
-import { BridgeError } from "../supervisor/errors.ts";
-import type { Supervisor } from "../supervisor/supervisor.ts";
+import type { HealthReport } from "../runtime/health.ts";
+import type { BridgeService } from "../service/bridge-service.ts";
 import { MUTATING, ok, READ_ONLY, wrap } from "./tool-result.ts";
 import { inputOf, listed, outputOf } from "./listing.ts";
 
 const CHECKPOINT_FIELD = z.string().max(2000);
 
-export function registerAdminTools(server: McpServer, sup: Supervisor, health: () => Promise<HealthReport>): void {
+export function registerAdminTools(server: McpServer, service: BridgeService): void {
   listed(server.registerTool(
     "codex_health",
     {
@@ -19,7 +19,7 @@ export function registerAdminTools(server: McpServer, sup: Supervisor, health: (
       annotations: READ_ONLY,
     },
     wrap(async () => {
-      const h = await health();
+      const h = await service.health();
       return ok(renderHealth(h), h as unknown as Record<string, unknown>);
     }),
   ));
@@ -34,18 +34,9 @@ export function registerAdminTools(server: McpServer, sup: Supervisor, health: (
       annotations: READ_ONLY,
     },
     wrap(async (args) => {
-      const client = await sup.runtime.ensure();
-      const res = await client.request<{ data?: Record<string, unknown>[]; nextCursor?: string | null }>("model/list", {
-        includeHidden: args.include_hidden ?? false,
-        ...(args.cursor ? { cursor: args.cursor } : {}),
-      });
-      const models = (res.data ?? []).map((m) => ({
-        model: String(m.model ?? m.id),
-        ...(m.isDefault ? { default: true } : {}),
-        efforts: Array.isArray(m.supportedReasoningEfforts) ? m.supportedReasoningEfforts.map((e) => (typeof e === "string" ? e : (e as Record<string, unknown>).reasoningEffort)) : [],
-      }));
-      const text = models.map((m) => `${m.model}${m.default ? " (default)" : ""}: ${m.efforts.join("/")}`).join("\n") + (res.nextCursor ? `\nnext_cursor ${res.nextCursor}` : "");
-      return ok(text || "no models", { models, next_cursor: res.nextCursor ?? null });
+      const { models, next_cursor } = await service.models(args);
+      const text = models.map((m) => `${m.model}${m.default ? " (default)" : ""}: ${m.efforts.join("/")}`).join("\n") + (next_cursor ? `\nnext_cursor ${next_cursor}` : "");
+      return ok(text || "no models", { models, next_cursor });
     }),
   ));
 
@@ -64,28 +55,12 @@ export function registerAdminTools(server: McpServer, sup: Supervisor, health: (
       annotations: READ_ONLY,
     },
     wrap(async (args) => {
-      const client = await sup.runtime.ensure();
-      if (args.action === "list") {
-        const res = await client.request<{ data?: Record<string, unknown>[]; nextCursor?: string | null }>("thread/list", {
-          limit: args.limit ?? 20,
-          ...(args.cursor ? { cursor: args.cursor } : {}),
-        });
-        const threads = (res.data ?? []).map((t) => {
-          const task = sup.repo.taskByThread(String(t.id));
-          return { thread_id: String(t.id), preview: String(t.preview ?? "").slice(0, 120), cwd: t.cwd, ...(task ? { task_id: task.id } : {}) };
-        });
-        const text = threads.map((t) => `${t.thread_id}${t.task_id ? ` (${t.task_id})` : ""} ${String(t.cwd ?? "")}: ${t.preview}`).join("\n");
-        return ok(text || "no threads", { threads, next_cursor: res.nextCursor ?? null });
+      const r = await service.threads(args);
+      if (r.action === "list") {
+        const text = r.threads.map((t) => `${t.thread_id}${t.task_id ? ` (${t.task_id})` : ""} ${String(t.cwd ?? "")}: ${t.preview}`).join("\n");
+        return ok(text || "no threads", { threads: r.threads, next_cursor: r.next_cursor });
       }
-      if (!args.thread_id) throw new BridgeError("thread_id is required for action read; codex_threads action=list shows them", "thread_id");
-      const res = await client.request<{ data?: Record<string, unknown>[]; nextCursor?: string | null }>("thread/turns/list", {
-        threadId: args.thread_id,
-        itemsView: "summary",
-        sortDirection: "asc",
-        ...(args.cursor ? { cursor: args.cursor } : {}),
-      });
-      const turns = (res.data ?? []).map((t) => ({ turn_id: String(t.id), status: t.status }));
-      return ok(turns.map((t) => `${t.turn_id} ${String(t.status)}`).join("\n") || "no turns", { turns, next_cursor: res.nextCursor ?? null });
+      return ok(r.turns.map((t) => `${t.turn_id} ${String(t.status)}`).join("\n") || "no turns", { turns: r.turns, next_cursor: r.next_cursor });
     }),
   ));
 
@@ -106,16 +81,10 @@ export function registerAdminTools(server: McpServer, sup: Supervisor, health: (
       annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: true, openWorldHint: false },
     },
     wrap(async (args) => {
-      sup.task(args.task_id);
-      const cur = sup.repo.checkpoint(args.task_id) ?? {};
-      if (args.action === "update") {
-        const next = { ...cur };
-        for (const k of ["goal", "constraints", "state", "next_step"] as const) if (args[k] !== undefined) next[k] = args[k];
-        sup.repo.setCheckpoint(args.task_id, next);
-        return ok(`checkpoint of ${args.task_id} saved`, { checkpoint: next });
-      }
-      const text = Object.entries(cur).map(([k, v]) => `${k}: ${String(v)}`).join("\n");
-      return ok(text || "no checkpoint yet", { checkpoint: cur });
+      const r = service.checkpoint(args);
+      if (r.saved) return ok(`checkpoint of ${args.task_id} saved`, { checkpoint: r.checkpoint });
+      const text = Object.entries(r.checkpoint).map(([k, v]) => `${k}: ${String(v)}`).join("\n");
+      return ok(text || "no checkpoint yet", { checkpoint: r.checkpoint });
     }),
   ));
 
@@ -129,16 +98,8 @@ export function registerAdminTools(server: McpServer, sup: Supervisor, health: (
       annotations: MUTATING,
     },
     wrap(async (args) => {
-      const counts = sup.activeCounts();
-      if (args.action === "restart") {
-        if (counts.active || counts.pending || counts.unknown) {
-          throw new BridgeError(`restart refused: ${counts.active} active task(s), ${counts.pending} open request(s), ${counts.unknown} UNKNOWN outcome(s); wait, cancel or settle them first`, "action");
-        }
-        await sup.runtime.restart();
-      }
-      const info = sup.runtime.info();
-      const view = { state: info.state, pid: info.pid, restarts: info.restarts, uptime_s: info.uptimeMs === null ? null : Math.round(info.uptimeMs / 1000), ...counts, ...(sup.runtime.lastExit ? { last_exit: sup.runtime.lastExit } : {}) };
-      return ok(`app-server ${info.state} pid ${info.pid ?? "-"} · restarts ${info.restarts} · active ${counts.active} · pending ${counts.pending} · unknown ${counts.unknown}`, view);
+      const v = await service.runtime(args.action);
+      return ok(`app-server ${v.state} pid ${v.pid ?? "-"} · restarts ${v.restarts} · active ${v.active} · pending ${v.pending} · unknown ${v.unknown}`, { ...v });
     }),
   ));
 }

@@ -1,22 +1,15 @@
+// The artifact tools (codex_files, codex_artifact), the codex-artifact:// resource and the viewer: parse, one call, render.
 import { McpServer, ResourceTemplate } from "@modelcontextprotocol/sdk/server/mcp.js";
 import { ErrorCode, McpError, type CallToolResult, type ReadResourceResult } from "@modelcontextprotocol/sdk/types.js";
 import { z } from "zod";
 import { LIST_MAX_LIMIT, listFiles, type FileEntry } from "../artifacts/list.ts";
-import { ArtifactRangeError, ArtifactTooLargeError, readArtifact, type ArtifactRead } from "../artifacts/read.ts";
-import { ArtifactPathError } from "../artifacts/resolve.ts";
+import { readArtifact, type ArtifactRead } from "../artifacts/read.ts";
 import { ARTIFACT_VIEWER_HTML, ARTIFACT_VIEWER_URI, MCP_APP_MIME } from "../artifacts/viewer-html.ts";
+import type { BridgeService } from "../service/bridge-service.ts";
 import { inputOf, listed, outputOf } from "./listing.ts";
-
-export interface ArtifactToolDeps {
-  projects: () => Record<string, { cwd: string }>;
-  maxArtifactBytes: number;
-  inlineArtifactBytes: number;
-  sensitivePaths: string[];
-}
+import { describeError, READ_ONLY, wrap } from "./tool-result.ts";
 
 export const ARTIFACT_URI_SCHEME = "codex-artifact";
-
-const READ_ONLY = { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false } as const;
 
 const projectId = z.string({ error: "project_id: required; pass one of the configured project ids" }).min(1, { error: "project_id: must not be empty" });
 const relPath = (what: string) => z.string({ error: `path: ${what}` }).max(4096, { error: "path: at most 4096 bytes" });
@@ -90,45 +83,6 @@ export function artifactUri(project: string, rel: string, range?: { offset: numb
 }
 
 const NATIVE_IMAGE = /^image\/(png|jpeg|gif|webp|bmp|avif|tiff|x-icon|vnd\.microsoft\.icon|heic|heif)$/;
-
-function toolError(text: string): CallToolResult {
-  return { content: [{ type: "text", text }], isError: true };
-}
-
-class UnknownProjectError extends Error {}
-
-function projectRoot(deps: ArtifactToolDeps, id: string): string {
-  const projects = deps.projects();
-  const p = Object.prototype.hasOwnProperty.call(projects, id) ? projects[id] : undefined;
-  if (!p) {
-    const ids = Object.keys(projects).sort();
-    throw new UnknownProjectError(
-      `project_id: unknown project ${JSON.stringify(id)}; valid ids: ${ids.length ? ids.join(", ") : "(none configured: add [projects.<id>] to the config)"}`,
-    );
-  }
-  return p.cwd;
-}
-
-function describeError(e: unknown): string | undefined {
-  if (e instanceof UnknownProjectError) return e.message;
-  if (e instanceof ArtifactPathError) return `path: ${e.message}`;
-  if (e instanceof ArtifactTooLargeError) return `path: ${e.message}; raise max_artifact_bytes in the config to read it`;
-  if (e instanceof ArtifactRangeError) return `${e.field}: ${e.message}`;
-  if (e instanceof RangeError) return e.message;
-  return undefined;
-}
-
-function withErrors<A>(fn: (args: A) => Promise<CallToolResult> | CallToolResult): (args: A) => Promise<CallToolResult> {
-  return async (args) => {
-    try {
-      return await fn(args);
-    } catch (e) {
-      const text = describeError(e);
-      if (text !== undefined) return toolError(text);
-      throw e;
-    }
-  };
-}
 
 function renderEntry(e: FileEntry): string {
   const tag = e.kind === "dir" ? "d" : e.kind === "symlink" ? "l" : "f";
@@ -227,8 +181,13 @@ function parseArtifactUri(uri: URL, variables: Record<string, string | string[]>
 }
 
 /** Registers codex_files, codex_artifact, the codex-artifact:// template and the MCP Apps viewer. */
-export function registerArtifactTools(server: McpServer, deps: ArtifactToolDeps): void {
+/** What the artifact tools need of the service: the project lookup and the artifact limits. */
+export type ArtifactAccess = Pick<BridgeService, "projectRoot" | "artifactSettings">;
+
+export function registerArtifactTools(server: McpServer, service: ArtifactAccess): void {
+  const deps = service.artifactSettings;
   const sensitive = deps.sensitivePaths;
+  const projectRoot = (id: string) => service.projectRoot(id);
 
   listed(server.registerTool(
     "codex_files",
@@ -239,8 +198,8 @@ export function registerArtifactTools(server: McpServer, deps: ArtifactToolDeps)
       outputSchema: filesListed,
       annotations: READ_ONLY,
     },
-    withErrors(async (args) => {
-      const root = projectRoot(deps, args.project_id);
+    wrap(async (args) => {
+      const root = projectRoot(args.project_id);
       const r = listFiles(root, { path: args.path, recursive: args.recursive, query: args.query, offset: args.offset, limit: args.limit, sensitive });
       const base = (args.path ?? "").replace(/\\/g, "/").replace(/^\.?\/+|\/+$/g, "");
       const from = (args.offset ?? 0) + (r.entries.length ? 1 : 0);
@@ -263,8 +222,8 @@ export function registerArtifactTools(server: McpServer, deps: ArtifactToolDeps)
       annotations: READ_ONLY,
       _meta: { ui: { resourceUri: ARTIFACT_VIEWER_URI }, "ui/resourceUri": ARTIFACT_VIEWER_URI },
     },
-    withErrors(async (args) => {
-      const root = projectRoot(deps, args.project_id);
+    wrap(async (args) => {
+      const root = projectRoot(args.project_id);
       const a = await readArtifact(root, args.path, {
         sensitive,
         maxBytes: deps.maxArtifactBytes,
@@ -287,7 +246,7 @@ export function registerArtifactTools(server: McpServer, deps: ArtifactToolDeps)
       const { project, rel, range } = parseArtifactUri(uri, variables);
       let a: ArtifactRead;
       try {
-        a = await readArtifact(projectRoot(deps, project), rel, {
+        a = await readArtifact(projectRoot(project), rel, {
           sensitive,
           maxBytes: deps.maxArtifactBytes,
           inlineBytes: deps.inlineArtifactBytes,

@@ -1,6 +1,6 @@
 // Plain-text renderings for a language model reader: each fact once, no JSON echo, nothing empty.
-import type { RequestView, WaitAnswer } from "../supervisor/observe.ts";
-import type { TaskRow } from "../supervisor/model.ts";
+import type { RequestView, WaitAnswer } from "../views/wait.ts";
+import type { TaskRow } from "../store/rows.ts";
 
 function requestLine(r: RequestView): string {
   const parts = [`${r.request_id} ${r.kind}`];

@@ -1,7 +1,6 @@
+// The MCP server: its instructions and the registration of every tool; no decision is made here.
 import { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
-import type { Platform } from "../../platform/types.ts";
-import type { HealthReport } from "../supervisor/health.ts";
-import type { Supervisor } from "../supervisor/supervisor.ts";
+import type { BridgeService } from "../service/bridge-service.ts";
 import { registerAdminTools } from "./admin-tools.ts";
 import { registerArtifactTools } from "./artifact-tools.ts";
 import { registerTaskTools } from "./task-tools.ts";
@@ -14,11 +13,8 @@ export const SERVER_INSTRUCTIONS = [
 ].join("\n");
 
 export interface ServerDeps {
-  platform: Platform;
-  sup: Supervisor;
-  health: () => Promise<HealthReport>;
+  service: BridgeService;
   version: string;
-  artifacts: { projects: () => Record<string, { cwd: string }>; maxArtifactBytes: number; inlineArtifactBytes: number; sensitivePaths: string[] };
 }
 
 /** Wires the tools; every decision lives in the supervisor and artifact modules. */
@@ -27,8 +23,8 @@ export function createMcpServer(deps: ServerDeps): McpServer {
     { name: "codex-bridge", version: deps.version },
     { instructions: SERVER_INSTRUCTIONS, capabilities: { tools: {}, resources: {} } },
   );
-  registerAdminTools(server, deps.sup, deps.health);
-  registerTaskTools(server, deps.sup, deps.platform);
-  registerArtifactTools(server, deps.artifacts);
+  registerAdminTools(server, deps.service);
+  registerTaskTools(server, deps.service);
+  registerArtifactTools(server, deps.service);
   return server;
 }

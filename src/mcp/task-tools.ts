@@ -1,12 +1,11 @@
+// The task tools (start, wait, status, send, respond, submit, result, inspect, cancel): parse, one service call, render.
 import type { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
 import { z } from "zod";
-import { buildResult, renderResultText, requireSettledTask } from "../supervisor/evidence.ts";
-import { runGitChecks } from "../supervisor/git-checks.ts";
-import { inspect } from "../supervisor/inspect.ts";
-import { waitForTask, type WaitAnswer } from "../supervisor/observe.ts";
-import type { Supervisor } from "../supervisor/supervisor.ts";
-import { PROMPT_MAX_CHARS } from "../supervisor/supervisor.ts";
-import type { Platform } from "../../platform/types.ts";
+import type { BridgeService } from "../service/bridge-service.ts";
+import { renderResultText } from "../views/evidence.ts";
+import { INSPECT_KINDS } from "../views/inspect.ts";
+import type { WaitAnswer } from "../views/wait.ts";
+import { PROMPT_MAX_CHARS } from "../tasks/supervisor.ts";
 import { contextLine, NO_RELAY_NOTE, renderWait, taskLine, taskView } from "./render.ts";
 import { deliveryHooksFor, isAttached } from "./delivery.ts";
 import { MUTATING, ok, READ_ONLY, type ToolExtra, wrap } from "./tool-result.ts";
@@ -29,7 +28,7 @@ function waitStructured(a: WaitAnswer): Record<string, unknown> {
   return { ...rest, delta_summary: { ...a.delta_summary, commands: a.delta_summary.commands.map(({ output: _o, ...c }) => c) } };
 }
 
-export function registerTaskTools(server: McpServer, sup: Supervisor, platform: Platform): void {
+export function registerTaskTools(server: McpServer, service: BridgeService): void {
   const connectionKey = (extra: ToolExtra) => extra.sessionId ?? "stdio";
 
   listed(server.registerTool(
@@ -49,7 +48,7 @@ export function registerTaskTools(server: McpServer, sup: Supervisor, platform: 
       annotations: MUTATING,
     },
     wrap(async (args) => {
-      const t = await sup.start(args);
+      const t = await service.start(args);
       return ok(`${t.id} ${t.state} · project ${t.project_id}${t.unknown ? ` · UNKNOWN: ${t.unknown.method}` : ""}${t.error ? ` · ${t.error.explanation}` : ""}${!t.relay && t.thread_id ? `\n${NO_RELAY_NOTE}` : ""}\nnext: codex_wait ${t.id}`, taskView(t));
     }),
   ));
@@ -71,7 +70,7 @@ export function registerTaskTools(server: McpServer, sup: Supervisor, platform: 
     },
     wrap(async (args, extra) => {
       const token = extra._meta?.progressToken;
-      const answer = await waitForTask(sup, args, {
+      const answer = await service.wait(args, {
         connectionKey: connectionKey(extra),
         signal: extra.signal,
         commitWhenDelivered: isAttached(server) && extra.requestId !== undefined ? (commit) => deliveryHooksFor(server).onDelivered(extra.requestId!, commit) : undefined,
@@ -99,17 +98,14 @@ export function registerTaskTools(server: McpServer, sup: Supervisor, platform: 
     },
     wrap(async (args) => {
       if (args.task_id) {
-        sup.sync(args.task_id);
-        const t = sup.task(args.task_id);
-        const pending = sup.repo.interactions(t.id, ["pending"]).map((i) => `${i.id} ${i.kind}`);
-        const context = sup.repo.context(t.id);
+        const { task: t, pending, context } = service.status(args.task_id);
         const view = { ...taskView(t), ...(pending.length ? { pending } : {}), ...(context ? { context } : {}) };
         const lines = [taskLine(t)];
         if (pending.length) lines.push(`pending: ${pending.join(", ")}`);
         if (context) lines.push(`context: ${contextLine(context)}`);
         return ok(lines.join("\n"), view);
       }
-      const tasks = sup.repo.recentTasks(20);
+      const tasks = service.recent();
       const text = tasks.length ? tasks.map(taskLine).join("\n") : "no tasks yet; start one with codex_start";
       return ok(text, { tasks: tasks.map(taskView) });
     }),
@@ -125,7 +121,7 @@ export function registerTaskTools(server: McpServer, sup: Supervisor, platform: 
       annotations: MUTATING,
     },
     wrap(async (args) => {
-      const r = await sup.send(args);
+      const r = await service.send(args);
       return ok(`${r.action}: ${taskLine(r.task)}\nnext: codex_wait`, { ...taskView(r.task), action: r.action });
     }),
   ));
@@ -146,7 +142,7 @@ export function registerTaskTools(server: McpServer, sup: Supervisor, platform: 
       annotations: MUTATING,
     },
     wrap(async (args) => {
-      const r = await sup.respond(args);
+      const r = await service.respond(args);
       const text = `${r.interaction.id} ${args.action}: ${r.interaction.state}${r.repeated ? " (identical repeat; nothing resent)" : ""}\nnext: codex_wait`;
       return ok(text, { request_id: r.interaction.id, state: r.interaction.state, ...(r.repeated ? { repeated: true } : {}) });
     }),
@@ -170,7 +166,7 @@ export function registerTaskTools(server: McpServer, sup: Supervisor, platform: 
       annotations: MUTATING,
     },
     wrap(async (args) => {
-      const r = await sup.submitToolResult(args);
+      const r = await service.submitToolResult(args);
       const text = `${r.interaction.id} ${args.status}: ${r.interaction.state} (${r.bytes} bytes)${r.repeated ? " (identical repeat; nothing resent)" : ""}\nnext: codex_wait`;
       return ok(text, { request_id: r.interaction.id, state: r.interaction.state, ...(r.repeated ? { repeated: true } : {}) });
     }),
@@ -186,16 +182,10 @@ export function registerTaskTools(server: McpServer, sup: Supervisor, platform: 
       annotations: READ_ONLY,
     },
     wrap(async (args) => {
-      sup.sync(args.task_id);
-      const t = sup.task(args.task_id);
-      if (!sup.isTerminal(t.state)) {
-        const hint = t.state === "connection_lost" ? "the connection was lost; codex_send starts a recovery turn" : "the turn has not ended; call codex_wait";
-        return ok(`${t.id} is ${t.state}: no result yet (${hint})`, { task_id: t.id, state: t.state });
-      }
-      requireSettledTask(sup.repo, t.id);
-      const project = sup.settings.projects[t.project_id];
-      const git = project ? await runGitChecks(platform, project.cwd) : null;
-      const result = buildResult(sup.repo, t.id, git, { projectRoot: project?.cwd });
+      const answer = await service.result(args.task_id);
+      const t = answer.task;
+      if (!answer.ready) return ok(`${t.id} is ${t.state}: no result yet (${answer.hint})`, { task_id: t.id, state: t.state });
+      const result = answer.result;
       const noRelay = !t.relay && t.thread_id ? { text: `\n${NO_RELAY_NOTE}`, view: { relay: false } } : { text: "", view: {} };
       return ok(renderResultText(result) + noRelay.text, { ...(result as unknown as Record<string, unknown>), ...noRelay.view });
     }),
@@ -209,7 +199,7 @@ export function registerTaskTools(server: McpServer, sup: Supervisor, platform: 
         "Page through a task's stored detail of one kind; item_id selects one item (e.g. one command's output); follow next_offset.",
       inputSchema: inputOf({
         task_id: taskId,
-        kind: z.enum(["transcript", "plan", "diff", "commands", "command_output", "file_changes", "mcp_calls", "tool_requests", "warnings", "raw_event"]),
+        kind: z.enum(INSPECT_KINDS),
         item_id: z.string().max(200).optional(),
         offset: z.number().int().min(0).optional(),
         limit: z.number().int().min(1).max(32000).optional(),
@@ -218,9 +208,7 @@ export function registerTaskTools(server: McpServer, sup: Supervisor, platform: 
       annotations: READ_ONLY,
     },
     wrap(async (args) => {
-      sup.sync(args.task_id);
-      sup.task(args.task_id);
-      const page = inspect(sup.repo, args);
+      const page = service.inspect(args);
       const text = page.items.map((i) => (typeof i === "string" ? i : JSON.stringify(i))).join("\n");
       return ok(`${args.kind} ${args.task_id}${page.next_offset !== undefined ? ` · next_offset ${page.next_offset}` : ""}\n${text}`, page as unknown as Record<string, unknown>);
     }),
@@ -236,7 +224,7 @@ export function registerTaskTools(server: McpServer, sup: Supervisor, platform: 
       annotations: MUTATING,
     },
     wrap(async (args) => {
-      const r = await sup.cancel(args);
+      const r = await service.cancel(args);
       return ok(`${taskLine(r.task)}\n${r.note}${r.terminated ? `; stopped ${r.terminated} background command(s)` : ""}`, { ...taskView(r.task), terminated: r.terminated });
     }),
   ));

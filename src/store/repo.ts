@@ -6,7 +6,7 @@ import type {
   ItemRow,
   TaskRow,
   TaskState,
-} from "../supervisor/model.ts";
+} from "./rows.ts";
 
 const now = () => new Date().toISOString();
 const str = (v: SqlValue | undefined): string | null => (v === null || v === undefined ? null : String(v));

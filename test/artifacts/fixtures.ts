@@ -6,7 +6,9 @@ import zlib from "node:zlib";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { InMemoryTransport } from "@modelcontextprotocol/sdk/inMemory.js";
 import { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
-import { registerArtifactTools, type ArtifactToolDeps } from "../../src/mcp/artifact-tools.ts";
+import { registerArtifactTools } from "../../src/mcp/artifact-tools.ts";
+import { resolveProject, type ProjectSpec } from "../../src/config/settings.ts";
+import type { ArtifactSettings } from "../../src/service/bridge-service.ts";
 import { DEFAULT_SENSITIVE_PATHS } from "../../src/artifacts/sensitive.ts";
 
 export function tempDir(prefix: string): string {
@@ -97,13 +99,15 @@ export interface Harness {
   close(): Promise<void>;
 }
 
-export async function connect(deps: Partial<ArtifactToolDeps> & { projects: ArtifactToolDeps["projects"] }): Promise<Harness> {
+export async function connect(deps: Partial<ArtifactSettings> & { projects: () => Record<string, { cwd: string; aliases?: string[] }> }): Promise<Harness> {
   const server = new McpServer({ name: "codex-bridge-test", version: "0.0.0" });
+  const { projects, ...settings } = deps;
   registerArtifactTools(server, {
-    maxArtifactBytes: 32 * 1024 * 1024,
-    inlineArtifactBytes: 4 * 1024 * 1024,
-    sensitivePaths: [...DEFAULT_SENSITIVE_PATHS],
-    ...deps,
+    artifactSettings: { maxArtifactBytes: 32 * 1024 * 1024, inlineArtifactBytes: 4 * 1024 * 1024, sensitivePaths: [...DEFAULT_SENSITIVE_PATHS], ...settings },
+    projectRoot: (id) => {
+      const specs: Record<string, ProjectSpec> = Object.fromEntries(Object.entries(projects()).map(([k, p]) => [k, { id: k, ...p }]));
+      return resolveProject(specs, id).cwd;
+    },
   });
   const [a, b] = InMemoryTransport.createLinkedPair();
   const client = new Client({ name: "test-client", version: "0.0.0" });

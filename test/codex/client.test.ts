@@ -4,8 +4,8 @@ import { getPlatform } from "../../platform/index.ts";
 import { AppServerClient } from "../../src/codex/client.ts";
 import { RpcError } from "../../src/codex/errors.ts";
 import type { ServerNotification, ServerRequest } from "../../src/codex/rpc-messages.ts";
-import { lastFunctionOutput } from "../../src/mockprovider/index.ts";
-import { RELAY_TOOL_SPEC } from "../../src/supervisor/relay-tool.ts";
+import { lastFunctionOutput } from "../../src/selftest/mock-provider/index.ts";
+import { RELAY_TOOL_SPEC } from "../../src/tasks/relay-tool.ts";
 import { prepareRealCodex, type RealCodex } from "../support/real-codex.ts";
 import { makeTempGitProject, type TempGitProject } from "../support/temp-project.ts";
 

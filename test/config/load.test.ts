@@ -2,7 +2,8 @@ import { mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSyn
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { ConfigError, findProject, loadConfig, parseConfigText } from "../../src/config/load.ts";
+import { ConfigError, loadConfig, parseConfigText } from "../../src/config/load.ts";
+import { resolveProject, supervisorSettings } from "../../src/config/settings.ts";
 import { DEFAULT_SENSITIVE_PATHS } from "../../src/config/schema.ts";
 import { starterConfig } from "../../src/config/starter.ts";
 
@@ -166,9 +167,10 @@ describe("projects", () => {
     symlinkSync(projA, link);
     const { config } = parse(`[projects.a]\ncwd = ${JSON.stringify(link)}\naliases = ["alpha"]\ndescription = "A"`);
     expect(config.projects.a).toEqual({ id: "a", cwd: link, real_cwd: projA, aliases: ["alpha"], description: "A" });
-    expect(findProject(config, "alpha")?.id).toBe("a");
-    expect(findProject(config, "a")?.id).toBe("a");
-    expect(findProject(config, "nope")).toBeUndefined();
+    const projects = supervisorSettings(config, {}).projects;
+    expect(resolveProject(projects, "alpha").id).toBe("a");
+    expect(resolveProject(projects, "a").id).toBe("a");
+    expect(() => resolveProject(projects, "nope")).toThrow(/project_id "nope" is not configured; use one of: a/);
   });
 
   it("leaves out a missing directory and reports it, or fails in strict mode", () => {

@@ -4,7 +4,7 @@ import { chmodSync, existsSync, mkdtempSync, rmSync, writeFileSync } from "node:
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
-import { resultText } from "../../src/cli/harness.ts";
+import { resultText } from "../../src/selftest/harness.ts";
 import { eventually, liveGroupMembers, prepareBridge, processGone, type BridgeSetup } from "../support/bridge-process.ts";
 import { connectHttpClient, INIT_REQUEST, rawPost, runBridge, startHttpBridge, type HttpBridge, type HttpClient } from "../support/http-bridge.ts";
 import { makeTempGitProject, type TempGitProject } from "../support/temp-project.ts";

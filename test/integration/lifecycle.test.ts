@@ -4,10 +4,10 @@ import { chmodSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { getPlatform } from "../../platform/index.ts";
-import { assembleBridge } from "../../src/cli/assemble.ts";
-import { resultText, startHarness, type Harness } from "../../src/cli/harness.ts";
-import { waitForTask } from "../../src/supervisor/observe.ts";
-import { userTexts } from "../../src/mockprovider/index.ts";
+import { assembleBridge } from "../../src/app/assemble.ts";
+import { resultText, startHarness, type Harness } from "../../src/selftest/harness.ts";
+import { waitForTask } from "../../src/views/wait.ts";
+import { userTexts } from "../../src/selftest/mock-provider/index.ts";
 import { sc, settled, type S } from "../support/task-waits.ts";
 
 let h: Harness | null = null;

@@ -1,8 +1,8 @@
 // The bridge_web_tool relay against the REAL codex app-server: item/tool/call → codex_submit_tool_result → same turn.
 import { afterEach, describe, expect, it } from "vitest";
 import { getPlatform } from "../../platform/index.ts";
-import { resultText, startHarness, type Harness } from "../../src/cli/harness.ts";
-import { lastFunctionOutput, toolNames, userTexts, type MockResponse, type RecordedRequest } from "../../src/mockprovider/index.ts";
+import { resultText, startHarness, type Harness } from "../../src/selftest/harness.ts";
+import { lastFunctionOutput, toolNames, userTexts, type MockResponse, type RecordedRequest } from "../../src/selftest/mock-provider/index.ts";
 import { countAnswers, nextToolRequest, sc, settled, startTask, waitUntil } from "../support/task-waits.ts";
 
 let h: Harness | null = null;

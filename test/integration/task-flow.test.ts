@@ -3,7 +3,7 @@ import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { getPlatform } from "../../platform/index.ts";
-import { resultText, startHarness, type Harness } from "../../src/cli/harness.ts";
+import { resultText, startHarness, type Harness } from "../../src/selftest/harness.ts";
 import { sc, settled } from "../support/task-waits.ts";
 
 let h: Harness | null = null;

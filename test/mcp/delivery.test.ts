@@ -3,8 +3,8 @@ import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { InMemoryTransport } from "@modelcontextprotocol/sdk/inMemory.js";
 import { afterEach, expect, it } from "vitest";
 import { getPlatform } from "../../platform/index.ts";
-import { startHarness, type Harness } from "../../src/cli/harness.ts";
-import { mcpServerFor } from "../../src/cli/serve.ts";
+import { startHarness, type Harness } from "../../src/selftest/harness.ts";
+import { mcpServerFor } from "../../src/app/assemble.ts";
 import { connectMcp } from "../../src/mcp/delivery.ts";
 
 let h: Harness | null = null;

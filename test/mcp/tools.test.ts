@@ -1,7 +1,7 @@
 // The MCP surface itself: annotations, health, admin tools, progress, and bad input for every tool.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { getPlatform } from "../../platform/index.ts";
-import { resultText, startHarness, type Harness } from "../../src/cli/harness.ts";
+import { resultText, startHarness, type Harness } from "../../src/selftest/harness.ts";
 
 let h: Harness;
 beforeAll(async () => {
@@ -169,6 +169,13 @@ describe("context evidence and aliases", () => {
       expect(s.context.native).toMatchObject({ cwd: h2.projectDir, approval_policy: "never", sandbox: "workspaceWrite" });
       expect(resultText(st)).toMatch(/context: cwd=/);
       expect(resultText(st)).not.toMatch(/asked/);
+      // The artifact tools take the same alias as codex_start.
+      const files = await h2.call("codex_files", { project_id: "main-repo" });
+      expect(files.isError).toBeFalsy();
+      expect(resultText(files)).toContain("README.md");
+      const art = await h2.call("codex_artifact", { project_id: "main-repo", path: "README.md" });
+      expect(art.isError).toBeFalsy();
+      expect(sc(art).sha256).toMatch(/^[0-9a-f]{64}$/);
     } finally {
       await h2.close();
     }

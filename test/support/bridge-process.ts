@@ -3,7 +3,7 @@
 // state file. The environment is exactly the isolated one: nothing of the test runner's leaks into the bridge.
 import { readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import type { MockProvider } from "../../src/mockprovider/index.ts";
+import type { MockProvider } from "../../src/selftest/mock-provider/index.ts";
 import { prepareRealCodex, PROJECT_ROOT, type RealCodex } from "./real-codex.ts";
 import { makeTempGitProject, type TempGitProject } from "./temp-project.ts";
 import { TunnelEmulator, type JsonRpcResponse, type TunnelEmulatorOptions } from "./tunnel-emulator.ts";

@@ -11,7 +11,7 @@ import {
   type IsolatedApprovalPolicy,
   type IsolatedSandboxMode,
 } from "../../src/codex/isolated-home.ts";
-import { startMockProvider, type MockProvider } from "../../src/mockprovider/index.ts";
+import { startMockProvider, type MockProvider } from "../../src/selftest/mock-provider/index.ts";
 
 export const PROJECT_ROOT = join(dirname(fileURLToPath(import.meta.url)), "..", "..");
 

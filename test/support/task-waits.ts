@@ -1,6 +1,6 @@
 // Helpers for integration tests that drive a task through the MCP surface of a harness bridge.
 import { expect } from "vitest";
-import { resultText, type Harness } from "../../src/cli/harness.ts";
+import { resultText, type Harness } from "../../src/selftest/harness.ts";
 import type { AppServerClient } from "../../src/codex/client.ts";
 
 export type S = Record<string, any>;

@@ -4,7 +4,7 @@ import { createHash } from "node:crypto";
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
-import { lastFunctionOutput } from "../../src/mockprovider/index.ts";
+import { lastFunctionOutput } from "../../src/selftest/mock-provider/index.ts";
 import { callTool, prepareBridge, toolAnswer, type BridgeSetup, type ToolAnswer, stopAll } from "../support/bridge-process.ts";
 import type { TunnelEmulator } from "../support/tunnel-emulator.ts";
 

@@ -1,0 +1,137 @@
+// The composition root: builds the whole bridge (config, state, Codex runtime, task domain, service, MCP server)
+// once, for serve, serve --http, doctor and the self-test kit alike.
+import { realpathSync } from "node:fs";
+import type { Platform } from "../../platform/types.ts";
+import { BUILD_INFO } from "../build-info.ts";
+import { appServerEnv } from "../codex/child-env.ts";
+import { hostPlatform, locateCodex } from "../codex/locate.ts";
+import { ConfigError, loadConfig, type LoadedConfig } from "../config/load.ts";
+import { MIGRATIONS } from "../store/migrations.ts";
+import { openStateDatabase, type OpenedStore } from "../store/open.ts";
+import { resolveStatePath } from "../store/location.ts";
+import { Repo } from "../store/repo.ts";
+import { collectHealth, type HealthReport } from "../runtime/health.ts";
+import { CodexRuntime } from "../runtime/app-server.ts";
+import { supervisorSettings } from "../config/settings.ts";
+import { Supervisor } from "../tasks/supervisor.ts";
+import { BridgeService } from "../service/bridge-service.ts";
+import { createMcpServer } from "../mcp/server.ts";
+
+export const VERIFIED_CODEX_VERSIONS = ["0.171.0"];
+
+export interface Bridge {
+  platform: Platform;
+  config: LoadedConfig;
+  store: OpenedStore;
+  sup: Supervisor;
+  service: BridgeService;
+  codexBin: string | null;
+  codexError?: string;
+  health(): Promise<HealthReport>;
+  close(): Promise<void>;
+}
+
+export interface AssembleOptions {
+  env: Record<string, string | undefined>;
+  cwd: string;
+  log: (msg: string) => void;
+  lockWaitMs?: number;
+}
+
+export function resolveCodex(platform: Platform, env: Record<string, string | undefined>, configBin?: string): { bin: string | null; error?: string } {
+  const e = configBin && !env.CODEX_BIN && !env.CODEX_EXE ? { ...env, CODEX_BIN: configBin } : env;
+  const r = locateCodex({ env: e, platform: hostPlatform() });
+  void platform;
+  return "error" in r ? { bin: null, error: r.error } : { bin: r.path };
+}
+
+/** Builds the whole bridge from the environment: config, state, Codex runtime, supervisor. */
+export async function assembleBridge(platform: Platform, opts: AssembleOptions): Promise<Bridge> {
+  const dirs = platform.dirs();
+  const config = loadConfig({ env: opts.env, configDir: dirs.config });
+  const state = resolveStatePath({ env: opts.env, dataDir: dirs.data, cwd: opts.cwd });
+  const store = await openStateDatabase(platform, state.path, MIGRATIONS, { lockWaitMs: opts.lockWaitMs });
+  const codex = resolveCodex(platform, opts.env, config.config.codex.bin);
+  const repo = new Repo(store.db);
+  let sup: Supervisor;
+  const runtime = new CodexRuntime(
+    { platform, codexBin: codex.bin, env: appServerEnv(opts.env), version: BUILD_INFO.version },
+    {
+      notification: (c, n) => sup.onNotification(c, n),
+      request: (c, r) => sup.onServerRequest(c, r),
+      exit: (c) => sup.onExit(c),
+    },
+  );
+  sup = new Supervisor(repo, runtime, supervisorSettings(config.config, opts.env), opts.log);
+  const recovered = sup.recoverAfterRestart();
+  if (recovered.lost || recovered.stale || recovered.uncertain) {
+    opts.log(`recovered after restart: ${recovered.lost} task(s) connection_lost, ${recovered.stale} request(s) stale, ${recovered.uncertain} uncertain`);
+  }
+  const startedAt = Date.now();
+  const health = () =>
+      collectHealth({
+        runtime,
+        build: BUILD_INFO,
+        startedAt,
+        config: {
+          path: config.path,
+          exists: config.exists,
+          projects: Object.values(config.config.projects).map((p) => ({ id: p.id, cwd: p.cwd })),
+          issues: config.projectIssues,
+          profiles: Object.keys(config.config.profiles),
+        },
+        store: { path: store.path },
+        codexBin: codex.bin,
+        codexError: codex.error,
+        env: opts.env,
+        verifiedCodex: VERIFIED_CODEX_VERSIONS,
+      });
+  const c = config.config;
+  const service = new BridgeService(sup, platform, health, {
+    maxArtifactBytes: c.max_artifact_bytes,
+    inlineArtifactBytes: c.inline_artifact_bytes,
+    sensitivePaths: c.sensitive_paths,
+  });
+  return {
+    platform,
+    config,
+    store,
+    sup,
+    service,
+    codexBin: codex.bin,
+    codexError: codex.error,
+    health,
+    async close() {
+      await runtime.stop(300);
+      store.close();
+    },
+  };
+}
+
+/** The bridge for a server command, or null after saying on stderr (through log) why it could not start. */
+export async function assembleForServe(platform: Platform, log: (msg: string) => void): Promise<Bridge | null> {
+  try {
+    return await assembleBridge(platform, { env: process.env, cwd: process.cwd(), log });
+  } catch (err) {
+    log(describeStartupError(err));
+    return null;
+  }
+}
+
+export function describeStartupError(err: unknown): string {
+  if (err instanceof ConfigError) return err.message;
+  return err instanceof Error ? err.message : String(err);
+}
+
+export function safeRealpath(p: string): string {
+  try {
+    return realpathSync(p);
+  } catch {
+    return p;
+  }
+}
+
+/** One MCP server over the bridge's service; each stdio connection or HTTP session gets its own. */
+export function mcpServerFor(bridge: Bridge) {
+  return createMcpServer({ service: bridge.service, version: BUILD_INFO.version });
+}

@@ -1,0 +1,9 @@
+// The connection handshake of the app-server protocol (verified on 0.171.0), and which requests mutate state.
+import { THREAD_RESUME, THREAD_START, THREAD_TERMINALS_TERMINATE } from "./thread.ts";
+import { TURN_INTERRUPT, TURN_START, TURN_STEER } from "./turn.ts";
+
+export const INITIALIZE = "initialize";
+export const INITIALIZED = "initialized";
+
+/** Requests whose effect may have happened even when their acknowledgement is lost. */
+export const MUTATING_METHODS: ReadonlySet<string> = new Set([THREAD_START, THREAD_RESUME, TURN_START, TURN_STEER, TURN_INTERRUPT, THREAD_TERMINALS_TERMINATE]);

@@ -1,0 +1,62 @@
+// What the supervisor needs from the configuration, independent of how the TOML is laid out, and the one project
+// lookup every tool uses (ids and aliases alike).
+import { BridgeError } from "../bridge-error.ts";
+import type { LoadedConfig } from "./load.ts";
+import { builtinProfile } from "./schema.ts";
+
+export interface ProjectSpec {
+  id: string;
+  cwd: string;
+  /** Other names the supervisor may use for this project; they only select the directory. */
+  aliases?: string[];
+}
+
+export interface ProfileSpec {
+  id: string;
+  model: string;
+  effort: string;
+  service_tier: string;
+  approval_policy: "untrusted" | "on-request" | "never";
+  sandbox_type: "read-only" | "workspace-write" | "danger-full-access";
+  network_access: boolean;
+  wait_timeout_seconds: number;
+  high_risk_patterns: string[];
+  forbidden_patterns: string[];
+}
+
+export interface SupervisorSettings {
+  projects: Record<string, ProjectSpec>;
+  profiles: Record<string, ProfileSpec>;
+  relay: { enabled: boolean; max_result_bytes: number };
+  /** How long a mutating request may go unacknowledged before it is UNKNOWN. */
+  ackTimeoutMs: number;
+  /** Longest codex_wait a caller may ask for. */
+  maxWaitSeconds: number;
+}
+
+/** The profile used when the config names none: the config's own built-in defaults, so they are written once. */
+export const DEFAULT_PROFILE: ProfileSpec = builtinProfile("default");
+
+/** The project named by id or alias; the error names the configured ids. */
+export function resolveProject(projects: Record<string, ProjectSpec>, id: string | undefined): ProjectSpec {
+  const ids = Object.keys(projects);
+  if (!id) throw new BridgeError(`project_id is required; configured projects: ${ids.join(", ") || "none (add [projects.<id>] to the config)"}`, "project_id");
+  const p = (Object.prototype.hasOwnProperty.call(projects, id) ? projects[id] : undefined) ?? Object.values(projects).find((x) => x.aliases?.includes(id));
+  if (!p) throw new BridgeError(`project_id "${id}" is not configured; use one of: ${ids.join(", ") || "none (add [projects.<id>] to the config)"}`, "project_id");
+  return p;
+}
+
+export function supervisorSettings(config: LoadedConfig["config"], env: Record<string, string | undefined>): SupervisorSettings {
+  const projects: SupervisorSettings["projects"] = {};
+  for (const [id, p] of Object.entries(config.projects)) projects[id] = { id, cwd: p.real_cwd || p.cwd, aliases: p.aliases };
+  const profiles: Record<string, ProfileSpec> = {};
+  for (const [id, p] of Object.entries(config.profiles)) profiles[id] = { ...p, id };
+  const ack = Number(env.CODEX_BRIDGE_ACK_TIMEOUT_MS ?? "");
+  return {
+    projects,
+    profiles,
+    relay: config.relay,
+    ackTimeoutMs: Number.isFinite(ack) && ack > 0 ? ack : 20_000,
+    maxWaitSeconds: 300,
+  };
+}

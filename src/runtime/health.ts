@@ -1,0 +1,107 @@
+// What `doctor` and `codex_health` report: config, projects, SQLite, the app-server handshake, login and live
+// models. Never includes identities or secrets.
+import { statSync } from "node:fs";
+import { accountRead } from "../codex/protocol/account.ts";
+import type { CodexRuntime } from "./app-server.ts";
+import { listAllModels } from "./model-catalog.ts";
+
+export interface HealthCheck {
+  name: string;
+  ok: boolean;
+  detail: string;
+}
+
+export interface HealthReport {
+  healthy: boolean;
+  bridge: { version: string; fingerprint: string; target: string; pid: number; uptime_s: number };
+  config: { path: string; exists: boolean; projects: { id: string; cwd: string; ok: boolean; problem?: string }[]; profiles: string[] };
+  sqlite: { path: string; ok: boolean };
+  codex: { bin: string | null; version: string | null; app_server: string; pid: number | null; login: string; models: number | null };
+  checks: HealthCheck[];
+  warnings?: string[];
+}
+
+export interface HealthInputs {
+  runtime: CodexRuntime | null;
+  build: { version: string; fingerprint: string; runtimeTarget: string };
+  startedAt: number;
+  config: { path: string; exists: boolean; error?: string; projects: { id: string; cwd: string }[]; issues: { id: string; problem: string }[]; profiles: string[] };
+  store: { path: string; error?: string };
+  codexBin: string | null;
+  codexError?: string;
+  env: Record<string, string | undefined>;
+  /** The Codex versions this bridge was verified against. */
+  verifiedCodex: string[];
+}
+
+/** Everything `doctor` and `codex_health` report. Never includes identities or secrets. */
+export async function collectHealth(h: HealthInputs): Promise<HealthReport> {
+  const checks: HealthCheck[] = [];
+  const warnings: string[] = [];
+  checks.push(h.config.error ? { name: "config", ok: false, detail: h.config.error } : { name: "config", ok: true, detail: `${h.config.path}${h.config.exists ? "" : " (no file: defaults)"}` });
+  const projects = [
+    ...h.config.projects.map((p) => {
+      let ok = true;
+      let problem: string | undefined;
+      try {
+        ok = statSync(p.cwd).isDirectory();
+        if (!ok) problem = "not a directory";
+      } catch {
+        ok = false;
+        problem = "does not exist";
+      }
+      return { id: p.id, cwd: p.cwd, ok, ...(problem ? { problem } : {}) };
+    }),
+    ...h.config.issues.map((i) => ({ id: i.id, cwd: "", ok: false, problem: i.problem })),
+  ];
+  for (const p of projects) checks.push({ name: `project ${p.id}`, ok: p.ok, detail: p.ok ? p.cwd : p.problem ?? "unusable" });
+  if (projects.length === 0) warnings.push("no projects configured: add [projects.<id>] cwd = \"/abs/path\" (codex-bridge init writes a starter)");
+  checks.push(h.store.error ? { name: "sqlite", ok: false, detail: h.store.error } : { name: "sqlite", ok: true, detail: `${h.store.path} writable` });
+
+  let version: string | null = null;
+  let appServer = "not started";
+  let login = "unknown";
+  let models: number | null = null;
+  let pid: number | null = null;
+  if (!h.codexBin) {
+    checks.push({ name: "codex", ok: false, detail: h.codexError ?? "Codex not found: install @openai/codex or set CODEX_BIN" });
+  } else if (h.runtime) {
+    try {
+      const client = await h.runtime.ensure();
+      pid = client.pid;
+      const ua = client.initializeInfo?.userAgent ?? "";
+      version = /\/(\d+\.\d+\.\d+[^ ]*)/.exec(ua)?.[1] ?? null;
+      appServer = "initialized";
+      checks.push({ name: "app-server", ok: true, detail: `initialize ok, codex ${version ?? "?"}${version && !h.verifiedCodex.includes(version) ? " (not a verified protocol version)" : " (verified)"}` });
+      if (version && !h.verifiedCodex.includes(version)) warnings.push(`codex ${version} is not a protocol version this bridge was verified against (${h.verifiedCodex.join(", ")})`);
+      try {
+        const acct = await accountRead(client, { timeoutMs: 10_000 });
+        login = acct.account ? `logged in (${String(acct.account.type ?? "account")})` : acct.requiresOpenaiAuth ? "not logged in (codex login needed)" : "no login needed by the configured provider";
+      } catch (err) {
+        login = `unknown (${err instanceof Error ? err.message : String(err)})`;
+      }
+      checks.push({ name: "login", ok: !login.startsWith("not logged in"), detail: login });
+      try {
+        models = (await listAllModels(client)).length;
+        checks.push({ name: "models", ok: models > 0, detail: `${models} live models` });
+      } catch (err) {
+        checks.push({ name: "models", ok: false, detail: err instanceof Error ? err.message : String(err) });
+      }
+    } catch (err) {
+      appServer = "failed";
+      checks.push({ name: "app-server", ok: false, detail: `could not start/initialize ${h.codexBin}: ${err instanceof Error ? err.message : String(err)}` });
+    }
+  }
+  if (h.env.CONTROL_PLANE_API_KEY) {
+    warnings.push("CONTROL_PLANE_API_KEY is in the bridge's environment (the bridge drops it for Codex); start the bridge through `env -u CONTROL_PLANE_API_KEY` or use a file: key in tunnel-client");
+  }
+  return {
+    healthy: checks.every((c) => c.ok),
+    bridge: { version: h.build.version, fingerprint: h.build.fingerprint, target: h.build.runtimeTarget, pid: process.pid, uptime_s: Math.round((Date.now() - h.startedAt) / 1000) },
+    config: { path: h.config.path, exists: h.config.exists, projects, profiles: h.config.profiles },
+    sqlite: { path: h.store.path, ok: !h.store.error },
+    codex: { bin: h.codexBin, version, app_server: appServer, pid, login, models },
+    checks,
+    ...(warnings.length ? { warnings } : {}),
+  };
+}

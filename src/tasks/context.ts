@@ -1,0 +1,29 @@
+// What the task domain's parts share: the store, the runtime, the settings, live event state and which thread
+// belongs to which task. One object so the supervisor, the intake and the ledger see the same state.
+import { randomBytes } from "node:crypto";
+import type { CodexRuntime } from "../runtime/app-server.ts";
+import type { SupervisorSettings } from "../config/settings.ts";
+import type { Repo } from "../store/repo.ts";
+import { SETTLED_STATES, type TaskState } from "../store/rows.ts";
+import type { TaskEvents } from "./task-events.ts";
+
+export interface TaskContext {
+  readonly repo: Repo;
+  readonly runtime: CodexRuntime;
+  readonly settings: SupervisorSettings;
+  readonly events: TaskEvents;
+  /** Native thread id → the task that owns it (threads not listed here are not ours). */
+  readonly threadTask: Map<string, string>;
+  readonly log: (msg: string) => void;
+}
+
+export const newId = (prefix: string) => `${prefix}${randomBytes(5).toString("hex")}`;
+
+/** Derives running / waiting_for_* from the open interactions. */
+export function refreshState(ctx: TaskContext, taskId: string): void {
+  const t = ctx.repo.task(taskId);
+  if (!t || SETTLED_STATES.has(t.state) || t.state === "starting") return;
+  const open = ctx.repo.interactions(taskId, ["pending"]);
+  const next: TaskState = open.some((i) => i.kind === "tool") ? "waiting_for_tool" : open.length > 0 ? "waiting_for_approval" : "running";
+  if (next !== t.state) ctx.repo.updateTask(taskId, { state: next });
+}

@@ -1,0 +1,143 @@
+// Intake of what the app-server sends on its own: notifications become stored events and task states, server
+// requests become ledger entries (or are refused at once), and the child's exit settles every task it carried.
+import type { AppServerClient } from "../codex/client.ts";
+import { ITEM_COMPLETED, SERVER_REQUEST_RESOLVED } from "../codex/protocol/item.ts";
+import { DYNAMIC_TOOL_CALL, REQUEST_KINDS, UNSUPPORTED_REQUESTS } from "../codex/protocol/requests.ts";
+import type { RpcId, ServerNotification, ServerRequest } from "../codex/rpc-messages.ts";
+import type { TaskState } from "../store/rows.ts";
+import { explainFailure } from "./failure.ts";
+import type { TaskIngest } from "./ingest.ts";
+import type { InteractionLedger } from "./ledger.ts";
+import { RELAY_ARGUMENTS_MAX_CHARS, RELAY_REQUEST_MAX_CHARS, RELAY_TOOL_NAME } from "./relay-tool.ts";
+import type { TaskContext } from "./context.ts";
+
+const ACTIVE: TaskState[] = ["starting", "running", "waiting_for_approval", "waiting_for_tool"];
+
+export class EventIntake {
+  constructor(private readonly ctx: TaskContext, private readonly ledger: InteractionLedger) {}
+
+  onNotification(client: AppServerClient, n: ServerNotification): void {
+    const { events, threadTask, repo } = this.ctx;
+    const params = (n.params ?? {}) as Record<string, unknown>;
+    if (n.method === SERVER_REQUEST_RESOLVED) {
+      this.ledger.resolveByRpc(client, params.requestId as RpcId);
+      return;
+    }
+    const threadId = typeof params.threadId === "string" ? params.threadId : null;
+    if (!threadId) return;
+    const taskId = threadTask.get(threadId);
+    if (!taskId) return;
+    const live = events.state(taskId);
+    const res = live.ingest.handle(n.method, n.params);
+    if (res.diff !== undefined) live.diff = res.diff;
+    live.buffer.push(...res.events);
+    live.items.push(...res.items.map((i) => ({ ...i, task_id: taskId })));
+    if (n.method === ITEM_COMPLETED) {
+      const item = (params.item ?? {}) as Record<string, unknown>;
+      if (item.type === "dynamicToolCall" && typeof item.id === "string") this.ledger.resolveToolCall(taskId, item.id);
+    }
+    if (res.turnStarted) {
+      events.flush(taskId);
+      repo.updateTask(taskId, { turn_id: res.turnStarted });
+    }
+    if (res.turnCompleted) {
+      this.completeTurn(taskId, res.turnCompleted);
+      return;
+    }
+    if (res.wake === "supervision" || res.events.some((e) => e.kind === "message")) events.flush(taskId);
+    else events.scheduleFlush(taskId, res.wake === "activity" ? 10 : 50);
+  }
+
+  onServerRequest(client: AppServerClient, r: ServerRequest): void {
+    const params = (r.params ?? {}) as Record<string, unknown>;
+    const threadId = typeof params.threadId === "string" ? params.threadId : null;
+    const taskId = threadId ? this.ctx.threadTask.get(threadId) : undefined;
+    const kind = REQUEST_KINDS[r.method] ?? "unknown";
+    if (!taskId) {
+      // Not a thread this bridge supervises: refuse rather than leave Codex hanging.
+      void client.respondError(r.id, -32603, "codex-bridge has no task for this thread").catch(() => {});
+      return;
+    }
+    if (r.method === DYNAMIC_TOOL_CALL && !this.acceptToolCall(client, r, taskId, params)) return;
+    if (UNSUPPORTED_REQUESTS.has(r.method)) {
+      void client.respondError(r.id, -32601, "not supported by codex-bridge").catch(() => {});
+      return;
+    }
+    this.ledger.record({
+      taskId,
+      kind,
+      method: r.method,
+      rpcId: r.id,
+      connectionId: client.connectionId,
+      threadId,
+      turnId: typeof params.turnId === "string" ? params.turnId : null,
+      itemId: typeof params.itemId === "string" ? params.itemId : typeof params.callId === "string" ? params.callId : null,
+      params,
+    });
+  }
+
+  /** Only bridge_web_tool is ours, and only within its size limits; anything else is answered at once. */
+  private acceptToolCall(client: AppServerClient, r: ServerRequest, taskId: string, params: Record<string, unknown>): boolean {
+    if (params.tool !== RELAY_TOOL_NAME) {
+      void client.respond(r.id, { contentItems: [{ type: "inputText", text: `Tool ${String(params.tool)} is not provided by codex-bridge.` }], success: false }).catch(() => {});
+      return false;
+    }
+    const args = JSON.stringify(params.arguments ?? {});
+    const request = (params.arguments as Record<string, unknown> | undefined)?.request;
+    const problem =
+      args.length > RELAY_ARGUMENTS_MAX_CHARS
+        ? `arguments are ${args.length} characters; at most ${RELAY_ARGUMENTS_MAX_CHARS} are accepted`
+        : typeof request === "string" && request.length > RELAY_REQUEST_MAX_CHARS
+          ? `request is ${request.length} characters; at most ${RELAY_REQUEST_MAX_CHARS} are accepted`
+          : null;
+    if (!problem) return true;
+    void client.respond(r.id, { contentItems: [{ type: "inputText", text: `bridge_web_tool refused: ${problem}. Shorten the request.` }], success: false }).catch(() => {});
+    this.ctx.events.appendNow(taskId, [{ turn_id: (params.turnId as string) ?? null, kind: "warning", data: { message: `bridge_web_tool call refused: ${problem}` } }]);
+    return false;
+  }
+
+  onExit(client: AppServerClient): void {
+    const { repo, events } = this.ctx;
+    const affected = new Set<string>();
+    for (const t of repo.tasksInStates(ACTIVE)) {
+      if (t.connection_id === client.connectionId) affected.add(t.id);
+    }
+    const exit = client.exit;
+    const detail = exit ? (exit.signal ? `the Codex app-server was killed (${exit.signal})` : `the Codex app-server exited with code ${exit.code}`) : "the Codex app-server exited";
+    for (const taskId of affected) events.flush(taskId);
+    repo.tx(() => {
+      for (const i of repo.interactionsByConnection(client.connectionId, ["pending"])) {
+        repo.updateInteraction(i.id, { state: "stale", note: "the app-server connection was lost" });
+      }
+      for (const i of repo.interactionsByConnection(client.connectionId, ["submitted"])) {
+        // Written, but Codex never confirmed it: whether it acted on the answer is unknown, exactly as after a bridge restart.
+        repo.updateInteraction(i.id, { state: "uncertain", note: "the app-server exited before confirming the answer" });
+      }
+      for (const taskId of affected) {
+        const t = repo.task(taskId)!;
+        repo.updateTask(taskId, { state: "connection_lost" });
+        repo.appendEvents(taskId, [{ turn_id: t.turn_id, kind: "connection_lost", data: { detail } }]);
+      }
+    });
+    for (const taskId of affected) {
+      events.forget(taskId);
+      events.wake(taskId);
+    }
+  }
+
+  private completeTurn(taskId: string, c: NonNullable<ReturnType<TaskIngest["handle"]>["turnCompleted"]>): void {
+    const { repo, events } = this.ctx;
+    const live = events.state(taskId);
+    const status: TaskState = c.status === "completed" ? "completed" : c.status === "interrupted" ? "interrupted" : "failed";
+    repo.tx(() => {
+      events.flushInside(taskId);
+      const error = c.error ? { message: c.error.message, codexErrorInfo: c.error.codexErrorInfo, explanation: explainFailure(c.error.message, c.error.codexErrorInfo) } : null;
+      repo.updateTask(taskId, { state: status, final_message: c.finalText, error });
+      if (live.diff !== null) repo.upsertItem({ task_id: taskId, item_id: `diff:${c.turnId}`, turn_id: c.turnId, type: "turnDiff", status: "final", data: { diff: live.diff } });
+      for (const i of repo.interactions(taskId, ["pending"])) {
+        repo.updateInteraction(i.id, { state: "stale", note: `the turn ended (${c.status}) before it was answered` });
+      }
+    });
+    events.wake(taskId);
+  }
+}

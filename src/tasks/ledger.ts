@@ -1,0 +1,167 @@
+// The interaction ledger: every approval, question, elicitation and relayed tool call Codex asks, bound to its
+// original JSON-RPC id, and answered at most once (pending -> uncertain -> submitted -> resolved/stale).
+import { createHash } from "node:crypto";
+import type { AppServerClient } from "../codex/client.ts";
+import type { RpcId } from "../codex/rpc-messages.ts";
+import { BridgeError } from "../bridge-error.ts";
+import { buildResponse, type RespondInput } from "../policy/decisions.ts";
+import { redactValue } from "../policy/redact.ts";
+import type { InteractionKind, InteractionRow, TaskRow } from "../store/rows.ts";
+import type { ProfileSpec, ProjectSpec } from "../config/settings.ts";
+import { newId, refreshState, type TaskContext } from "./context.ts";
+
+export interface ToolResultInput {
+  task_id: string;
+  request_id: string;
+  status: "success" | "error" | "unavailable" | "declined";
+  result: unknown;
+  sources?: unknown[];
+  tool_used?: string;
+}
+
+export interface RecordRequest {
+  taskId: string;
+  kind: InteractionKind;
+  method: string;
+  rpcId: RpcId;
+  connectionId: string;
+  threadId: string | null;
+  turnId: string | null;
+  itemId: string | null;
+  params: Record<string, unknown>;
+}
+
+export class InteractionLedger {
+  constructor(private readonly ctx: TaskContext) {}
+
+  /** Stores a request Codex asked and marks it on the task's event stream. */
+  record(r: RecordRequest): void {
+    const { repo, events } = this.ctx;
+    const id = newId("r_");
+    events.flush(r.taskId);
+    repo.tx(() => {
+      repo.insertInteraction({
+        id,
+        task_id: r.taskId,
+        kind: r.kind,
+        method: r.method,
+        rpc_id: r.rpcId,
+        connection_id: r.connectionId,
+        thread_id: r.threadId,
+        turn_id: r.turnId,
+        item_id: r.itemId,
+        state: "pending",
+        params: redactValue(r.params) as Record<string, unknown>,
+      });
+      repo.appendEvents(r.taskId, [{ turn_id: r.turnId, kind: "request", item_id: r.itemId, data: { request_id: id, kind: r.kind } }]);
+      refreshState(this.ctx, r.taskId);
+    });
+    events.wake(r.taskId);
+  }
+
+  /** Answers an approval, permission request, question or elicitation with its original id. */
+  async respond(task: TaskRow, input: RespondInput, scope: { project: ProjectSpec; profile: ProfileSpec }): Promise<{ interaction: InteractionRow; repeated: boolean }> {
+    const i = this.interactionFor(task, input.request_id);
+    if (i.kind === "tool") throw new BridgeError(`${i.id} is a bridge_web_tool call; answer it with codex_submit_tool_result`, "request_id");
+    const built = buildResponse(i, input, { projectRoot: scope.project.cwd, profile: scope.profile });
+    return this.deliver(task, i, built.response, hashOf({ action: input.action, payload: input.payload ?? null }));
+  }
+
+  async submitToolResult(task: TaskRow, input: ToolResultInput): Promise<{ interaction: InteractionRow; repeated: boolean; bytes: number }> {
+    const i = this.interactionFor(task, input.request_id);
+    if (i.kind !== "tool") throw new BridgeError(`${i.id} is a ${i.kind} request, not a bridge_web_tool call; answer it with codex_respond`, "request_id");
+    const submission = { status: input.status, result: input.result, sources: input.sources ?? [], tool_used: input.tool_used ?? null };
+    const bytes = Buffer.byteLength(JSON.stringify(submission), "utf8");
+    const limit = this.ctx.settings.relay.max_result_bytes;
+    if (bytes > limit) {
+      throw new BridgeError(`the submission is ${bytes} bytes; [relay] max_result_bytes is ${limit}. Send a shorter result (summarize, or split the work into several requests); nothing was sent`, "result");
+    }
+    const text = relayText(submission);
+    const response = { contentItems: [{ type: "inputText", text }], success: input.status === "success" };
+    const out = await this.deliver(task, i, response, hashOf(submission), submission);
+    return { ...out, bytes };
+  }
+
+  private interactionFor(task: TaskRow, requestId: string): InteractionRow {
+    const i = this.ctx.repo.interaction(requestId);
+    if (!i || i.task_id !== task.id) {
+      const pending = this.ctx.repo.interactions(task.id, ["pending"]).map((p) => p.id);
+      throw new BridgeError(`request_id "${requestId}" is not a request of ${task.id}; pending: ${pending.join(", ") || "none"}`, "request_id");
+    }
+    return i;
+  }
+
+  private async deliver(task: TaskRow, i: InteractionRow, response: unknown, hash: string, stored?: unknown): Promise<{ interaction: InteractionRow; repeated: boolean }> {
+    const { repo, runtime, events } = this.ctx;
+    if (i.state !== "pending") {
+      if (i.response_hash === hash) return { interaction: i, repeated: true };
+      const why = i.state === "stale" ? `it is stale (${i.note ?? "no longer pending"})` : `it was already answered (state ${i.state})`;
+      throw new BridgeError(`request ${i.id} cannot be answered: ${why}. A different answer is refused; nothing was sent`, "request_id");
+    }
+    const client = runtime.current;
+    if (!client || client.connectionId !== i.connection_id) {
+      repo.updateInteraction(i.id, { state: "stale", note: "the app-server connection that asked it is gone" });
+      throw new BridgeError(`request ${i.id} is stale: the app-server connection that asked it is gone. Nothing was sent`, "request_id");
+    }
+    // Recorded as uncertain before the write: a crash mid-send must never lead to a second send.
+    repo.updateInteraction(i.id, { state: "uncertain", response: stored ?? response, response_hash: hash, note: "sending" });
+    try {
+      await client.respond(i.rpc_id, response);
+    } catch (err) {
+      repo.updateInteraction(i.id, { note: `send interrupted: ${String(err)}` });
+      throw new BridgeError(`the answer to ${i.id} may or may not have reached Codex (${String(err)}); it is recorded as uncertain and will not be resent`);
+    }
+    repo.tx(() => {
+      const cur = repo.interaction(i.id)!;
+      // The resolution event can beat us here; never downgrade it.
+      if (cur.state === "uncertain") repo.updateInteraction(i.id, { state: "submitted", note: "written to the app-server" });
+      refreshState(this.ctx, task.id);
+    });
+    events.wake(task.id);
+    return { interaction: repo.interaction(i.id)!, repeated: false };
+  }
+
+  /** Codex's own serverRequest/resolved for one of our requests. */
+  resolveByRpc(client: AppServerClient, rpcId: RpcId): void {
+    const candidates = this.ctx.repo.interactionsByConnection(client.connectionId, ["pending", "submitted", "uncertain"]);
+    const i = candidates.find((c) => c.rpc_id === rpcId);
+    if (!i) return;
+    // Codex closing a request nobody answered (interrupt, its own reviewer) is not a resolution of ours.
+    this.settle(i, i.state === "pending" ? "stale" : "resolved");
+  }
+
+  /** The relayed tool call's item completed: its answer was taken. */
+  resolveToolCall(taskId: string, callId: string): void {
+    const i = this.ctx.repo.interactions(taskId, ["pending", "submitted", "uncertain"]).find((x) => x.kind === "tool" && x.item_id === callId);
+    if (i) this.settle(i, i.state === "pending" ? "stale" : "resolved");
+  }
+
+  private settle(i: InteractionRow, state: "resolved" | "stale"): void {
+    const { repo, events } = this.ctx;
+    events.flush(i.task_id);
+    repo.tx(() => {
+      repo.updateInteraction(i.id, { state, note: state === "resolved" ? "confirmed by Codex" : "Codex closed it without an answer" });
+      repo.appendEvents(i.task_id, [{ turn_id: i.turn_id, kind: "request_closed", item_id: i.item_id, data: { request_id: i.id, state } }]);
+      refreshState(this.ctx, i.task_id);
+    });
+    events.wake(i.task_id);
+  }
+}
+
+export function hashOf(v: unknown): string {
+  return createHash("sha256").update(JSON.stringify(v)).digest("hex");
+}
+
+/** What Codex reads back from a relayed tool: the host's own words, labelled for what they are. */
+export function relayText(s: { status: string; result: unknown; sources: unknown[]; tool_used: string | null }): string {
+  const body = typeof s.result === "string" ? s.result : JSON.stringify(s.result, null, 1);
+  const lines: string[] = [];
+  if (s.status !== "success") lines.push(`[host tool ${s.status}]`);
+  lines.push(body);
+  if (s.sources.length > 0) {
+    lines.push("Sources:");
+    for (const src of s.sources) lines.push(`- ${typeof src === "string" ? src : JSON.stringify(src)}`);
+  }
+  if (s.tool_used) lines.push(`(via host tool ${s.tool_used}; a host report, not independently verified)`);
+  return lines.join("\n");
+}

@@ -1,0 +1,107 @@
+import type { NewEvent, Repo } from "../store/repo.ts";
+import { TaskIngest } from "./ingest.ts";
+import { SETTLED_STATES } from "../store/rows.ts";
+
+interface LiveTask {
+  ingest: TaskIngest;
+  buffer: NewEvent[];
+  items: Parameters<Repo["upsertItem"]>[0][];
+  flushTimer: ReturnType<typeof setTimeout> | null;
+  diff: string | null;
+}
+
+/**
+ * Between the app-server and SQLite: per-task ingest state, buffered events written in batches (a 5,000-delta stream
+ * must not cost 5,000 commits), and the waiters woken when something was stored.
+ */
+export class TaskEvents {
+  private readonly live = new Map<string, LiveTask>();
+  private readonly waiters = new Map<string, Set<() => void>>();
+
+  constructor(private readonly repo: Repo) {}
+
+  /** The in-memory ingest state of a task, created on first use. */
+  state(taskId: string): LiveTask {
+    let l = this.live.get(taskId);
+    if (!l) {
+      const t = this.repo.task(taskId);
+      l = { ingest: new TaskIngest(t?.turn_id ?? null), buffer: [], items: [], flushTimer: null, diff: null };
+      this.live.set(taskId, l);
+    }
+    return l;
+  }
+
+  /** Forgets the in-memory state of a task (its connection is gone, or a new turn starts on a new one). */
+  forget(taskId: string): void {
+    const l = this.live.get(taskId);
+    if (l?.flushTimer) clearTimeout(l.flushTimer);
+    this.live.delete(taskId);
+  }
+
+  scheduleFlush(taskId: string, ms: number): void {
+    const l = this.state(taskId);
+    if (l.flushTimer) return;
+    l.flushTimer = setTimeout(() => {
+      l.flushTimer = null;
+      this.flush(taskId);
+    }, ms);
+  }
+
+  flush(taskId: string): void {
+    const l = this.live.get(taskId);
+    if (!l) return;
+    if (l.flushTimer) {
+      clearTimeout(l.flushTimer);
+      l.flushTimer = null;
+    }
+    if (l.buffer.length === 0 && l.items.length === 0 && !l.ingest.hasPendingDeltas()) return;
+    this.repo.tx(() => this.flushInside(taskId));
+    this.wake(taskId);
+  }
+
+  /** Writes what is buffered; the caller holds the transaction. */
+  flushInside(taskId: string): void {
+    const l = this.live.get(taskId);
+    if (!l) return;
+    // Pending deltas are always newer than anything buffered.
+    const events = [...l.buffer, ...l.ingest.drainDeltas()];
+    l.buffer = [];
+    const items = l.items;
+    l.items = [];
+    for (const it of items) this.repo.upsertItem(it);
+    if (events.length) this.repo.appendEvents(taskId, events);
+  }
+
+  appendNow(taskId: string, events: NewEvent[]): void {
+    this.flush(taskId);
+    this.repo.appendEvents(taskId, events);
+    this.wake(taskId);
+  }
+
+  addWaiter(taskId: string, fn: () => void): () => void {
+    let set = this.waiters.get(taskId);
+    if (!set) this.waiters.set(taskId, (set = new Set()));
+    set.add(fn);
+    return () => set!.delete(fn);
+  }
+
+  wake(taskId: string): void {
+    for (const fn of [...(this.waiters.get(taskId) ?? [])]) fn();
+  }
+
+  /** Resolves true once the task is settled, false after ms. */
+  waitForSettled(taskId: string, ms: number): Promise<boolean> {
+    return new Promise((resolve) => {
+      const finish = (v: boolean) => {
+        clearTimeout(timer);
+        off();
+        resolve(v);
+      };
+      const timer = setTimeout(() => finish(false), ms);
+      const off = this.addWaiter(taskId, () => {
+        const t = this.repo.task(taskId);
+        if (t && SETTLED_STATES.has(t.state)) finish(true);
+      });
+    });
+  }
+}
