@@ -24,4 +24,3 @@ export async function getPlatform(): Promise<Platform> {
 }
 
 export type * from "./types.ts";
-export { SpawnError } from "./spawn-node.ts";

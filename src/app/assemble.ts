@@ -1,6 +1,5 @@
 // The composition root: builds the whole bridge (config, state, Codex runtime, task domain, service, MCP server)
 // once, for serve, serve --http, doctor and the self-test kit alike.
-import { realpathSync } from "node:fs";
 import type { Platform } from "../../platform/types.ts";
 import { BUILD_INFO } from "../build-info.ts";
 import { appServerEnv } from "../codex/child-env.ts";
@@ -121,14 +120,6 @@ export async function assembleForServe(platform: Platform, log: (msg: string) =>
 export function describeStartupError(err: unknown): string {
   if (err instanceof ConfigError) return err.message;
   return err instanceof Error ? err.message : String(err);
-}
-
-export function safeRealpath(p: string): string {
-  try {
-    return realpathSync(p);
-  } catch {
-    return p;
-  }
 }
 
 /** One MCP server over the bridge's service; each stdio connection or HTTP session gets its own. */

@@ -9,7 +9,3 @@ export function appServerEnv(base: Record<string, string | undefined>, extra: Re
   }
   return { ...env, ...extra };
 }
-
-export function scrubbedNames(): string[] {
-  return [...SCRUBBED];
-}

@@ -120,7 +120,6 @@ export const ALLOWED_KEYS = {
 
 export type ConfigInput = z.infer<typeof configInputSchema>;
 export type ProfileInput = z.infer<typeof profileInputSchema>;
-export type ProjectInput = z.infer<typeof projectInputSchema>;
 
 // The resolved config handed to the rest of the bridge. Every default is filled in.
 export const profileSchema = z.object({
@@ -163,8 +162,6 @@ export const bridgeConfigSchema = z.object({
 export type Profile = z.infer<typeof profileSchema>;
 export type Project = z.infer<typeof projectSchema>;
 export type BridgeConfig = z.infer<typeof bridgeConfigSchema>;
-export type ApprovalPolicy = (typeof APPROVAL_POLICIES)[number];
-export type SandboxType = (typeof SANDBOX_TYPES)[number];
 
 export function builtinProfile(id: string): Profile {
   return {

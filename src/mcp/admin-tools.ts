@@ -1,8 +1,7 @@
 // The bridge-wide tools (health, models, threads, checkpoint, runtime): parse, one service call, render.
 import type { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
 import { z } from "zod";
-import type { HealthReport } from "../runtime/health.ts";
-import type { BridgeService } from "../service/bridge-service.ts";
+import type { BridgeService, HealthReport } from "../service/bridge-service.ts";
 import { MUTATING, ok, READ_ONLY, wrap } from "./tool-result.ts";
 import { inputOf, listed, outputOf } from "./listing.ts";
 

@@ -1,6 +1,6 @@
 // Plain-text renderings for a language model reader: each fact once, no JSON echo, nothing empty.
 import type { RequestView, WaitAnswer } from "../views/wait.ts";
-import type { TaskRow } from "../store/rows.ts";
+import type { TaskRow } from "../service/bridge-service.ts";
 
 function requestLine(r: RequestView): string {
   const parts = [`${r.request_id} ${r.kind}`];

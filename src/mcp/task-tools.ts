@@ -1,11 +1,10 @@
 // The task tools (start, wait, status, send, respond, submit, result, inspect, cancel): parse, one service call, render.
 import type { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
 import { z } from "zod";
-import type { BridgeService } from "../service/bridge-service.ts";
+import { PROMPT_MAX_CHARS, type BridgeService } from "../service/bridge-service.ts";
 import { renderResultText } from "../views/evidence.ts";
 import { INSPECT_KINDS } from "../views/inspect.ts";
 import type { WaitAnswer } from "../views/wait.ts";
-import { PROMPT_MAX_CHARS } from "../tasks/supervisor.ts";
 import { contextLine, NO_RELAY_NOTE, renderWait, taskLine, taskView } from "./render.ts";
 import { deliveryHooksFor, isAttached } from "./delivery.ts";
 import { MUTATING, ok, READ_ONLY, type ToolExtra, wrap } from "./tool-result.ts";

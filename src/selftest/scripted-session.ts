@@ -60,7 +60,7 @@ const RequestViewSchema = z.looseObject({
   decisions: z.array(z.string()).optional(),
   tool: z.looseObject({ capability: z.unknown(), operation: z.unknown(), request: z.string() }).optional(),
 });
-export type RequestView = z.infer<typeof RequestViewSchema>;
+type RequestView = z.infer<typeof RequestViewSchema>;
 
 export const WaitSchema = z.looseObject({
   state: z.string(),

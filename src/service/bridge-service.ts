@@ -16,6 +16,11 @@ import { recentTasks, taskStatus, type TaskStatus } from "../views/task-status.t
 import { taskResult, type ResultAnswer } from "../views/task-result.ts";
 import { waitForTask, type WaitAnswer, type WaitContext, type WaitInput } from "../views/wait.ts";
 
+// The types and limits the MCP layer renders and validates with, so it needs nothing behind the service.
+export type { TaskRow } from "../store/rows.ts";
+export type { HealthReport } from "../runtime/health.ts";
+export { PROMPT_MAX_CHARS } from "../tasks/supervisor.ts";
+
 export interface ArtifactSettings {
   maxArtifactBytes: number;
   inlineArtifactBytes: number;

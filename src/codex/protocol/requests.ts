@@ -1,10 +1,10 @@
 // Requests the app-server sends to the bridge (verified on 0.171.0): approvals, questions, elicitations, dynamic tool
 // calls, and the ones the bridge never serves.
-export const COMMAND_APPROVAL = "item/commandExecution/requestApproval";
-export const FILE_CHANGE_APPROVAL = "item/fileChange/requestApproval";
-export const PERMISSIONS_APPROVAL = "item/permissions/requestApproval";
-export const USER_INPUT_REQUEST = "item/tool/requestUserInput";
-export const ELICITATION_REQUEST = "mcpServer/elicitation/request";
+const COMMAND_APPROVAL = "item/commandExecution/requestApproval";
+const FILE_CHANGE_APPROVAL = "item/fileChange/requestApproval";
+const PERMISSIONS_APPROVAL = "item/permissions/requestApproval";
+const USER_INPUT_REQUEST = "item/tool/requestUserInput";
+const ELICITATION_REQUEST = "mcpServer/elicitation/request";
 export const DYNAMIC_TOOL_CALL = "item/tool/call";
 
 export type RequestKind = "command" | "fileChange" | "permissions" | "userInput" | "elicitation" | "tool";

@@ -41,7 +41,7 @@ export function toolNames(req: RecordedRequest): string[] {
 }
 
 /** The `function_call` items (name, call id, parsed arguments) codex replayed in the input history. */
-export function functionCalls(req: RecordedRequest): { name: string; callId: string; arguments: unknown }[] {
+function functionCalls(req: RecordedRequest): { name: string; callId: string; arguments: unknown }[] {
   return req.body.input
     .filter((item) => item.type === "function_call")
     .map((item) => {

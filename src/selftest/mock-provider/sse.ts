@@ -113,7 +113,7 @@ export function completedEvent(responseId: string, output: Record<string, unknow
 }
 
 /** The whole stream of a complete response. */
-export function completeStream(responseId: string, items: MockItem[], ids: IdSource): SseEvent[] {
+function completeStream(responseId: string, items: MockItem[], ids: IdSource): SseEvent[] {
   const { events, output } = openingEvents(responseId, items, ids);
   return [...events, completedEvent(responseId, output)];
 }

@@ -1,0 +1,85 @@
+// The layering of codex-bridge as rules, checked by `npm test` (test/architecture.test.ts):
+// cli -> app/selftest -> mcp -> service -> views -> tasks -> runtime/policy -> codex/store/config/artifacts -> platform.
+// Nothing points back up, nothing is circular, and only platform/ touches a runtime or a SQLite driver.
+const SRC = "^src/";
+const layer = (names) => `^src/(${names.join("|")})/`;
+
+const DOMAINS = ["service", "views", "tasks", "runtime", "policy"];
+const INFRA = ["codex", "store", "config", "artifacts"];
+
+/** from-layer -> layers it must never import. */
+const FORBIDDEN = [
+  ["cli", []],
+  ["selftest", ["cli"]],
+  ["app", ["cli", "selftest"]],
+  ["mcp", ["cli", "selftest", "app", "store", "codex", "tasks", "runtime", "policy", "config"]],
+  ["service", ["cli", "selftest", "app", "mcp"]],
+  ["views", ["cli", "selftest", "app", "mcp", "service"]],
+  ["tasks", ["cli", "selftest", "app", "mcp", "service", "views"]],
+  ["runtime", ["cli", "selftest", "app", "mcp", "service", "views", "tasks", "policy"]],
+  ["policy", ["cli", "selftest", "app", "mcp", "service", "views", "tasks", "runtime", "codex", "artifacts"]],
+  ["codex", ["cli", "selftest", "app", "mcp", ...DOMAINS, "store", "config", "artifacts"]],
+  ["store", ["cli", "selftest", "app", "mcp", ...DOMAINS, "codex", "config", "artifacts"]],
+  ["config", ["cli", "selftest", "app", "mcp", ...DOMAINS, "codex", "store", "artifacts"]],
+  ["artifacts", ["cli", "selftest", "app", "mcp", ...DOMAINS, "codex", "store", "config"]],
+].filter(([, to]) => to.length > 0);
+
+module.exports = {
+  forbidden: [
+    ...FORBIDDEN.map(([from, to]) => ({
+      name: `layer-${from}`,
+      comment: `src/${from} must not import ${to.join(", ")} (data flows one way: see the README's Architecture)`,
+      severity: "error",
+      from: { path: layer([from]) },
+      to: { path: layer(to) },
+    })),
+    {
+      name: "no-circular",
+      comment: "modules must not import each other in a circle",
+      severity: "error",
+      from: { path: SRC },
+      to: { circular: true },
+    },
+    {
+      name: "platform-only-runtime",
+      comment: "only platform/ may import a runtime (bun:*, child processes) or a SQLite driver",
+      severity: "error",
+      from: { path: "^src/" },
+      to: { path: "^(bun:|node:child_process$|child_process$|libsql$|node_modules/libsql/|better-sqlite3)" },
+    },
+    {
+      name: "platform-is-the-bottom",
+      comment: "platform/ imports nothing from src/",
+      severity: "error",
+      from: { path: "^platform/" },
+      to: { path: SRC },
+    },
+    {
+      name: "redaction-is-pure",
+      comment: "redaction is pure code: it imports nothing of the project",
+      severity: "error",
+      from: { path: "^src/policy/redact\\.ts$" },
+      to: { path: "^(src|platform)/" },
+    },
+    {
+      name: "leaves-stay-leaves",
+      comment: "the shared leaf modules at the top of src/ import no layer",
+      severity: "error",
+      from: { path: "^src/[^/]+\\.ts$" },
+      to: { path: layer(["cli", "selftest", "app", "mcp", ...DOMAINS, ...INFRA]) },
+    },
+    {
+      name: "no-orphans",
+      comment: "every source module is used (entry points excepted)",
+      severity: "error",
+      from: { orphan: true, path: "^(src|platform)/", pathNot: "\\.d\\.ts$|^src/cli/main\\.ts$|^platform/(bun|deno|node)\\.ts$" },
+      to: {},
+    },
+  ],
+  options: {
+    doNotFollow: { path: "node_modules" },
+    tsPreCompilationDeps: true,
+    tsConfig: { fileName: "tsconfig.json" },
+    exclude: { path: "^(test|bench|conformance|scripts|dist|dist-binaries)/" },
+  },
+};
