@@ -18,12 +18,15 @@ Environment:
   CODEX_BIN           (legacy CODEX_EXE)                the native codex executable (default: codex on PATH)`;
 
 const COMMANDS: Record<string, string> = {
-  serve: `codex-bridge serve [--http HOST:PORT] [--token-file FILE] [--allow-non-loopback]
+  serve: `codex-bridge serve [--http HOST:PORT] [--token-file FILE] [--allow-non-loopback] [--session-idle-seconds SECONDS] [--max-sessions COUNT]
 
 Runs the MCP server. Without --http it speaks MCP over stdin/stdout (for tunnel-client --mcp-command or any MCP
 client); diagnostics go to stderr. It exits within a second on stdin EOF, SIGTERM or a second SIGINT, stopping its
 Codex app-server. With --http it serves Streamable HTTP at http://HOST:PORT/mcp; HOST must be a loopback address
-unless --allow-non-loopback is given; --token-file makes it require "Authorization: Bearer <file contents>".`,
+unless --allow-non-loopback is given; --token-file makes it require "Authorization: Bearer <file contents>".
+Every request but initialize needs the Mcp-Session-Id it returned; a session unused for --session-idle-seconds SECONDS
+(default 600) is closed, and at most --max-sessions COUNT (default 100) are open at once (more initializes get 503).
+On stdio a line over 16 MiB is refused with a JSON-RPC error and discarded; the server keeps serving.`,
   doctor: `codex-bridge doctor [--json]
 
 Checks the config (and each project), the SQLite state file, the Codex executable and version, app-server initialize,

@@ -2,6 +2,8 @@
 // `tunnel-client --mcp.server-url` and local clients. One bridge (one database owner, one Codex app-server)
 // serves every session; each session gets its own McpServer so concurrent conversations are not serialized.
 import { connectMcp } from "../mcp/delivery.ts";
+import { DEFAULT_MAX_SESSIONS, DEFAULT_SESSION_IDLE_MS, SessionRegistry } from "../mcp/http-sessions.ts";
+import { checkInboundText, errorReply, type JsonRpcErrorReply } from "../mcp/jsonrpc-inbound.ts";
 import { createHash, randomUUID, timingSafeEqual } from "node:crypto";
 import { readFileSync, statSync } from "node:fs";
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
@@ -19,8 +21,6 @@ const log = (msg: string) => process.stderr.write(`codex-bridge: ${msg}\n`);
 
 export const MCP_PATH = "/mcp";
 const MAX_BODY_BYTES = 4 * 1024 * 1024;
-/** Sessions nobody used for this long are closed; a client that comes back re-initializes (404 tells it to). */
-const SESSION_IDLE_MS = 60 * 60 * 1000;
 
 export interface HttpOptions {
   /** Host as the user wrote it, without brackets (e.g. "127.0.0.1", "::1", "localhost"). */
@@ -30,6 +30,10 @@ export interface HttpOptions {
   port: number;
   allowNonLoopback: boolean;
   tokenFile: string | null;
+  /** Idle sessions are closed after this long (--session-idle-seconds). Default DEFAULT_SESSION_IDLE_MS. */
+  sessionIdleMs?: number;
+  /** Live sessions at most (--max-sessions). Default DEFAULT_MAX_SESSIONS. */
+  maxSessions?: number;
 }
 
 export class HttpArgError extends Error {}
@@ -57,6 +61,11 @@ export function parseHttpArgs(args: string[]): HttpOptions {
   let http: string | null = null;
   let tokenFile: string | null = null;
   let allowNonLoopback = false;
+  const limits: { sessionIdleMs?: number; maxSessions?: number } = {};
+  const positiveInt = (flag: string, v: string): number => {
+    if (!/^\d+$/.test(v) || Number(v) < 1 || !Number.isSafeInteger(Number(v))) throw new HttpArgError(`${flag} expects a whole number of at least 1, got "${v}"`);
+    return Number(v);
+  };
   for (let i = 0; i < args.length; i++) {
     const a = args[i];
     const [flag, inline] = a.startsWith("--") && a.includes("=") ? [a.slice(0, a.indexOf("=")), a.slice(a.indexOf("=") + 1)] : [a, undefined];
@@ -76,8 +85,16 @@ export function parseHttpArgs(args: string[]): HttpOptions {
         if (inline !== undefined) throw new HttpArgError(`--allow-non-loopback takes no value`);
         allowNonLoopback = true;
         break;
+      case "--session-idle-seconds":
+        limits.sessionIdleMs = positiveInt(flag, value()) * 1000;
+        break;
+      case "--max-sessions":
+        limits.maxSessions = positiveInt(flag, value());
+        break;
       default:
-        throw new HttpArgError(`unknown option "${a}" for serve --http (options: --http HOST:PORT, --token-file FILE, --allow-non-loopback)`);
+        throw new HttpArgError(
+          `unknown option "${a}" for serve --http (options: --http HOST:PORT, --token-file FILE, --allow-non-loopback, --session-idle-seconds SECONDS, --max-sessions COUNT)`,
+        );
     }
   }
   if (http === null) throw new HttpArgError(`--http needs a value`);
@@ -96,7 +113,7 @@ export function parseHttpArgs(args: string[]): HttpOptions {
   }
   // "localhost" may resolve to ::1 or 127.0.0.1; pin one so the printed URL is the one that works.
   const bindAddress = host.toLowerCase() === "localhost" ? "127.0.0.1" : host;
-  return { host, bindAddress, port: Number(portText), allowNonLoopback, tokenFile };
+  return { host, bindAddress, port: Number(portText), allowNonLoopback, tokenFile, ...limits };
 }
 
 /** The trimmed token, or an error naming --token-file. Warns (never prints the token) when others can read it. */
@@ -175,6 +192,15 @@ function sendJsonError(res: ServerResponse, status: number, code: number, messag
   res.end(JSON.stringify({ jsonrpc: "2.0", error: { code, message }, id: null }));
 }
 
+function sendReply(res: ServerResponse, status: number, reply: JsonRpcErrorReply, extra: Record<string, string> = {}): void {
+  if (res.headersSent) {
+    res.end();
+    return;
+  }
+  res.writeHead(status, { "content-type": "application/json", ...extra });
+  res.end(JSON.stringify(reply));
+}
+
 class BodyTooLarge extends Error {}
 
 function readBody(req: IncomingMessage): Promise<Buffer> {
@@ -200,7 +226,7 @@ function readBody(req: IncomingMessage): Promise<Buffer> {
 interface Session {
   transport: StreamableHTTPServerTransport;
   server: McpServer;
-  lastSeen: number;
+  close(): Promise<void>;
 }
 
 export interface HttpBridgeServer {
@@ -216,48 +242,35 @@ export async function startHttpServer(
   opts: HttpOptions & { token: string | null; log?: (msg: string) => void },
 ): Promise<HttpBridgeServer> {
   const say = opts.log ?? log;
-  const sessions = new Map<string, Session>();
+  const limits = { idleMs: opts.sessionIdleMs ?? DEFAULT_SESSION_IDLE_MS, maxSessions: opts.maxSessions ?? DEFAULT_MAX_SESSIONS };
+  const sessions = new SessionRegistry<Session>(limits);
   const tokenDigest = opts.token ? digest(opts.token) : null;
   let allowedHosts = new Set<string>();
-
-  const closeSession = async (id: string) => {
-    const s = sessions.get(id);
-    if (!s) return;
-    sessions.delete(id);
-    await s.transport.close().catch(() => {});
-    await s.server.close().catch(() => {});
-  };
 
   const newSession = async (): Promise<StreamableHTTPServerTransport> => {
     const server = mcpServerFor(bridge);
     const transport: StreamableHTTPServerTransport = new StreamableHTTPServerTransport({
       sessionIdGenerator: () => randomUUID(),
       onsessioninitialized: (id) => {
-        sessions.set(id, { transport, server, lastSeen: Date.now() });
+        sessions.add(id, {
+          transport,
+          server,
+          async close() {
+            await transport.close().catch(() => {});
+            await server.close().catch(() => {});
+          },
+        });
       },
       onsessionclosed: (id) => {
-        void closeSession(id);
+        void sessions.close(id);
       },
     });
     transport.onclose = () => {
       const id = transport.sessionId;
-      if (id) sessions.delete(id);
+      if (id) sessions.forget(id);
     };
     await connectMcp(server, transport);
     return transport;
-  };
-
-  // A request without a session that is not initialize (a client that lost its session, or a tunnel restarted
-  // mid-conversation) is answered on its own, like the stdio server answers calls before initialize.
-  const oneShot = async (req: IncomingMessage, res: ServerResponse, body: unknown) => {
-    const server = mcpServerFor(bridge);
-    const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true });
-    res.on("close", () => {
-      void transport.close().catch(() => {});
-      void server.close().catch(() => {});
-    });
-    await connectMcp(server, transport);
-    await transport.handleRequest(req, res, body);
   };
 
   const handle = async (req: IncomingMessage, res: ServerResponse) => {
@@ -270,37 +283,62 @@ export async function startHttpServer(
     if (path !== MCP_PATH) return sendJsonError(res, 404, -32000, `Not found: the MCP endpoint is ${MCP_PATH}`);
 
     const sessionHeader = req.headers["mcp-session-id"];
-    const sessionId = Array.isArray(sessionHeader) ? sessionHeader[0] : sessionHeader;
+    // An empty header is no session id.
+    const sessionId = (Array.isArray(sessionHeader) ? sessionHeader[0] : sessionHeader) ?? "";
 
     let body: unknown;
+    let requestId: string | number | null = null;
     if (req.method === "POST") {
+      let raw: Buffer;
       try {
-        const raw = await readBody(req);
-        body = JSON.parse(raw.toString("utf8"));
+        raw = await readBody(req);
       } catch (err) {
         if (err instanceof BodyTooLarge) return sendJsonError(res, 413, -32000, `Payload too large: the limit is ${MAX_BODY_BYTES} bytes`);
-        return sendJsonError(res, 400, -32700, "Parse error: the body is not JSON");
+        return sendJsonError(res, 400, -32700, "Parse error: the body could not be read");
       }
+      // Malformed JSON-RPC gets its JSON-RPC error here (the SDK would call everything -32700 and accept batches).
+      const checked = checkInboundText(raw.toString("utf8"));
+      if (!checked.ok) return sendReply(res, 400, errorReply(checked.id, checked.code, checked.message));
+      body = checked.message;
+      if ("id" in checked.message && "method" in checked.message) requestId = checked.message.id;
     }
 
     if (sessionId) {
-      const s = sessions.get(sessionId);
-      if (!s) return sendJsonError(res, 404, -32001, "Session not found: initialize a new session");
-      s.lastSeen = Date.now();
-      return s.transport.handleRequest(req, res, body);
+      const use = sessions.use(sessionId);
+      if (!use) return sendJsonError(res, 404, -32001, "Session not found: initialize a new session");
+      res.once("close", use.done);
+      return use.session.transport.handleRequest(req, res, body);
     }
-    if (req.method === "POST") {
-      const messages = Array.isArray(body) ? body : [body];
-      if (messages.some((m) => isInitializeRequest(m))) {
+    if (req.method === "POST" && isInitializeRequest(body)) {
+      const release = sessions.reserve();
+      if (!release) {
+        say(`refused an initialize: ${limits.maxSessions} sessions are open`);
+        return sendReply(
+          res,
+          503,
+          errorReply(
+            requestId,
+            -32000,
+            `Server busy: ${limits.maxSessions} MCP sessions are open, the most this bridge keeps; close one (DELETE ${MCP_PATH}) ` +
+              `or retry once idle ones expire (after ${Math.round(limits.idleMs / 1000)} s unused)`,
+          ),
+          { "retry-after": String(Math.min(60, Math.max(1, Math.ceil(limits.idleMs / 1000)))) },
+        );
+      }
+      try {
         const transport = await newSession();
         await transport.handleRequest(req, res, body);
         // A rejected initialize leaves no session behind.
         if (!transport.sessionId || !sessions.has(transport.sessionId)) await transport.close().catch(() => {});
-        return;
+      } finally {
+        release();
       }
-      return oneShot(req, res, body);
+      return;
     }
-    if (req.method === "GET" || req.method === "DELETE") return sendJsonError(res, 400, -32000, "Bad Request: Mcp-Session-Id header is required");
+    // Streamable HTTP: a server that assigns session ids answers 400 to anything but initialize without one.
+    if (req.method === "POST" || req.method === "GET" || req.method === "DELETE") {
+      return sendReply(res, 400, errorReply(requestId, -32000, "Bad Request: Mcp-Session-Id header is required (send initialize first to get one)"));
+    }
     return sendJsonError(res, 405, -32000, "Method not allowed", { allow: "GET, POST, DELETE" });
   };
 
@@ -325,11 +363,7 @@ export async function startHttpServer(
   const port = typeof address === "object" && address ? address.port : opts.port;
   allowedHosts = allowedHostHeaders({ bindAddress: opts.bindAddress, host: opts.host, port });
 
-  const sweep = setInterval(() => {
-    const cutoff = Date.now() - SESSION_IDLE_MS;
-    for (const [id, s] of sessions) if (s.lastSeen < cutoff) void closeSession(id);
-  }, 60_000);
-  sweep.unref?.();
+  sessions.startSweeping((n) => say(`closed ${n} idle session(s) (unused for ${Math.round(limits.idleMs / 1000)} s)`));
 
   const urlHost = isIP(opts.bindAddress) === 6 ? `[${opts.bindAddress}]` : opts.bindAddress;
   return {
@@ -337,9 +371,8 @@ export async function startHttpServer(
     port,
     sessionCount: () => sessions.size,
     async close() {
-      clearInterval(sweep);
       const closed = new Promise<void>((resolve) => http.close(() => resolve()));
-      await Promise.all([...sessions.keys()].map((id) => closeSession(id)));
+      await sessions.closeAll();
       http.closeAllConnections?.();
       await closed;
     },
