@@ -31,7 +31,8 @@ On stdio a line over 16 MiB is refused with a JSON-RPC error and discarded; the 
 
 Checks the config (and each project), the SQLite state file, the Codex executable and version, app-server initialize,
 login availability (never identity or secrets) and the live model list. Prints one line per check, or a JSON report
-with --json. Exit code 0 only when every check passes; 1 otherwise.`,
+with --json. Exit code 0 only when every check passes; 1 otherwise. A bridge already serving on the same state file
+is reported with its PID (running_bridge in --json), not counted as a fault; the other checks run beside it.`,
   init: `codex-bridge init [--project-id ID] [--cwd DIR] [--force] [--config FILE]
 
 Writes a commented starter config with one project (default: id "default", the current directory) to the config
