@@ -1,7 +1,6 @@
 // Checks one inbound JSON-RPC value before the MCP SDK sees it, so malformed input gets the error JSON-RPC 2.0 asks
 // for: the SDK's stdio transport drops it without a word and its HTTP transport answers -32700 for everything.
 import { JSONRPCMessageSchema, RequestIdSchema, type JSONRPCMessage, type RequestId } from "@modelcontextprotocol/sdk/types.js";
-import { z } from "zod";
 
 export const PARSE_ERROR = -32700;
 export const INVALID_REQUEST = -32600;
@@ -34,8 +33,7 @@ export function errorReply(id: RequestId | null, code: number, message: string):
   return { jsonrpc: "2.0", id, error: { code, message } };
 }
 
-const PlainObject = z.record(z.string(), z.unknown());
-type PlainObject = z.infer<typeof PlainObject>;
+type PlainObject = Record<string, unknown>;
 
 const isPlainObject = (v: unknown): v is PlainObject => typeof v === "object" && v !== null && !Array.isArray(v);
 const has = (o: PlainObject, key: string): boolean => Object.prototype.hasOwnProperty.call(o, key);
