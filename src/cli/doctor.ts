@@ -1,6 +1,8 @@
 import type { Platform } from "../../platform/types.ts";
 import { renderHealth } from "../mcp/admin-tools.ts";
+import { StoreLockedError } from "../store/lock.ts";
 import { assembleBridge, describeStartupError } from "../app/assemble.ts";
+import { healthBesideRunningBridge, type DoctorReport } from "./doctor-beside-bridge.ts";
 
 export async function runDoctor(platform: Platform, args: string[]): Promise<number> {
   const json = args.includes("--json");
@@ -9,7 +11,7 @@ export async function runDoctor(platform: Platform, args: string[]): Promise<num
     process.stderr.write(`codex-bridge doctor: unknown option ${unknown[0]}; usage: codex-bridge doctor [--json]\n`);
     return 2;
   }
-  let report;
+  let report: DoctorReport;
   try {
     const bridge = await assembleBridge(platform, { env: process.env, cwd: process.cwd(), log: () => {}, lockWaitMs: 1000 });
     try {
@@ -17,15 +19,31 @@ export async function runDoctor(platform: Platform, args: string[]): Promise<num
     } finally {
       await bridge.close();
     }
-  } catch (err) {
+  } catch (startupError) {
+    let err = startupError;
+    if (err instanceof StoreLockedError) {
+      // A bridge serving on this database holds its lock: report it and check the rest beside it.
+      try {
+        const beside = await healthBesideRunningBridge(platform, err, process.env, process.cwd());
+        if (beside) return printReport(beside, json);
+      } catch (besideError) {
+        err = besideError;
+      }
+    }
     const message = describeStartupError(err);
     if (json) process.stdout.write(JSON.stringify({ healthy: false, error: message }, null, 2) + "\n");
     else process.stderr.write(`UNHEALTHY: ${message}\n`);
     return 1;
   }
+  return printReport(report, json);
+}
+
+function printReport(report: DoctorReport, json: boolean): number {
   if (json) process.stdout.write(JSON.stringify(report, null, 2) + "\n");
   else {
     process.stdout.write(renderHealth(report) + "\n");
+    const r = report.running_bridge;
+    if (r) process.stdout.write(`running: codex-bridge PID ${r.pid} on ${r.hostname} since ${r.started_at} serves ${r.state}\n`);
     for (const w of report.warnings ?? []) process.stdout.write(`warning: ${w}\n`);
   }
   return report.healthy ? 0 : 1;

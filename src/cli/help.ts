@@ -18,17 +18,21 @@ Environment:
   CODEX_BIN           (legacy CODEX_EXE)                the native codex executable (default: codex on PATH)`;
 
 const COMMANDS: Record<string, string> = {
-  serve: `codex-bridge serve [--http HOST:PORT] [--token-file FILE] [--allow-non-loopback]
+  serve: `codex-bridge serve [--http HOST:PORT] [--token-file FILE] [--allow-non-loopback] [--session-idle-seconds SECONDS] [--max-sessions COUNT]
 
 Runs the MCP server. Without --http it speaks MCP over stdin/stdout (for tunnel-client --mcp-command or any MCP
 client); diagnostics go to stderr. It exits within a second on stdin EOF, SIGTERM or a second SIGINT, stopping its
 Codex app-server. With --http it serves Streamable HTTP at http://HOST:PORT/mcp; HOST must be a loopback address
-unless --allow-non-loopback is given; --token-file makes it require "Authorization: Bearer <file contents>".`,
+unless --allow-non-loopback is given; --token-file makes it require "Authorization: Bearer <file contents>".
+Every request but initialize needs the Mcp-Session-Id it returned; a session unused for --session-idle-seconds SECONDS
+(default 600) is closed, and at most --max-sessions COUNT (default 100) are open at once (more initializes get 503).
+On stdio a line over 16 MiB is refused with a JSON-RPC error and discarded; the server keeps serving.`,
   doctor: `codex-bridge doctor [--json]
 
 Checks the config (and each project), the SQLite state file, the Codex executable and version, app-server initialize,
 login availability (never identity or secrets) and the live model list. Prints one line per check, or a JSON report
-with --json. Exit code 0 only when every check passes; 1 otherwise.`,
+with --json. Exit code 0 only when every check passes; 1 otherwise. A bridge already serving on the same state file
+is reported with its PID (running_bridge in --json), not counted as a fault; the other checks run beside it.`,
   init: `codex-bridge init [--project-id ID] [--cwd DIR] [--force] [--config FILE]
 
 Writes a commented starter config with one project (default: id "default", the current directory) to the config

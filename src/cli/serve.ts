@@ -1,5 +1,5 @@
 import { connectMcp } from "../mcp/delivery.ts";
-import { StdioServerTransport } from "@modelcontextprotocol/sdk/server/stdio.js";
+import { BoundedStdioServerTransport } from "../mcp/stdio-transport.ts";
 import type { Platform } from "../../platform/types.ts";
 import { BUILD_INFO } from "../build-info.ts";
 import { assembleForServe, mcpServerFor } from "../app/assemble.ts";
@@ -18,7 +18,8 @@ export async function runServe(platform: Platform, args: string[]): Promise<numb
   if (args.length > 0) {
     // Refused rather than ignored: a typo must not silently start a server with other settings than intended.
     const a = args[0]!;
-    const why = a === "--token-file" || a === "--allow-non-loopback" ? `${a} only applies with --http HOST:PORT` : `unknown option ${a}`;
+    const httpOnly = ["--token-file", "--allow-non-loopback", "--session-idle-seconds", "--max-sessions"].includes(a.split("=")[0]!);
+    const why = httpOnly ? `${a.split("=")[0]} only applies with --http HOST:PORT` : `unknown option ${a}`;
     process.stderr.write(`codex-bridge serve: ${why}; see codex-bridge serve --help\n`);
     return 2;
   }
@@ -27,7 +28,8 @@ export async function runServe(platform: Platform, args: string[]): Promise<numb
   const bridge = await assembleForServe(platform, log);
   if (!bridge) return 1;
   const server = mcpServerFor(bridge);
-  const transport = new StdioServerTransport();
+  // Not the SDK's StdioServerTransport: an over-long or malformed line must be answered, never wedge the bridge.
+  const transport = new BoundedStdioServerTransport(process.stdin, process.stdout, { log });
   let stopping = false;
   // The tunnel stops us by closing stdin, then SIGTERM, never SIGKILL, and starts nothing until we are gone:
   // stop answering, end the app-server, exit well within a second whatever hangs.
@@ -74,6 +76,8 @@ export async function runServe(platform: Platform, args: string[]): Promise<numb
     else log("SIGINT received; press Ctrl+C again to stop");
   });
   process.on("SIGHUP", () => void shutdown("SIGHUP"));
+  // A transport that closed for any reason serves nothing more: exit rather than linger deaf.
+  transport.onclose = () => void shutdown("MCP transport closed");
   await connectMcp(server, transport);
   log(`ready: ${BUILD_INFO.version} (${BUILD_INFO.fingerprint.slice(0, 12)}), state ${bridge.store.path}, ${Object.keys(bridge.config.config.projects).length} project(s)`);
   return -1;

@@ -40,6 +40,9 @@ function valueFor(placeholder: string): string {
       return dir;
     case "ID":
       return "someid";
+    case "SECONDS":
+    case "COUNT":
+      return "5";
     default:
       throw new Error(`no test value for the placeholder ${placeholder}: teach valueFor about it`);
   }

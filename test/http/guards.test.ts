@@ -12,7 +12,7 @@ import {
   isLoopbackOrigin,
   parseHttpArgs,
   readTokenFile,
-} from "../../src/cli/serve-http.ts";
+} from "../../src/cli/http-options.ts";
 
 describe("parseHttpArgs", () => {
   it("accepts loopback IPv4, IPv6 and localhost (pinned to 127.0.0.1)", () => {

@@ -149,15 +149,15 @@ describe("serve --http", () => {
     expect(fine.headers["mcp-session-id"]).toBeTruthy();
   }, 120_000);
 
-  it("answers a call sent without a session (a client that lost it) and sends 404 for an unknown session", async () => {
+  it("refuses a call sent without a session with 400 (initialize first) and sends 404 for an unknown session", async () => {
     setup = await prepareBridge();
-    bridge = await startHttpBridge(setup.env);
+    bridge = await startHttpBridge(setup.env, ["--http", "127.0.0.1:0", "--session-idle-seconds", "600", "--max-sessions", "10"]);
     const host = { host: `127.0.0.1:${bridge.port}` };
     const list = await rawPost(bridge.port, host, { jsonrpc: "2.0", id: 7, method: "tools/list" });
-    expect(list.status).toBe(200);
-    const body = JSON.parse(list.text) as { id: number; result: { tools: { name: string }[] } };
+    expect(list.status).toBe(400);
+    const body = JSON.parse(list.text) as { id: number; error: { code: number; message: string } };
     expect(body.id).toBe(7);
-    expect(body.result.tools.map((t) => t.name)).toContain("codex_status");
+    expect(body.error.message).toMatch(/Mcp-Session-Id header is required/);
     const stale = await rawPost(bridge.port, { ...host, "mcp-session-id": "0b7c0e0e-0000-4000-8000-000000000000" }, { jsonrpc: "2.0", id: 8, method: "tools/list" });
     expect(stale.status).toBe(404);
   }, 120_000);

@@ -101,6 +101,8 @@ interface Pending {
   id: JsonRpcId;
   method: string;
   message: Record<string, unknown>;
+  /** Written instead of the JSON of `message` (a malformed or over-long line, newline excluded). */
+  raw?: string;
   /** Notifications complete once written. */
   expectsResponse: boolean;
   resolve(res: JsonRpcResponse | null): void;
@@ -207,6 +209,17 @@ export class TunnelEmulator {
     await this.enqueue(`notification-${this.nextId++}`, method, message, false, this.deadlineMs);
   }
 
+  /**
+   * Writes `text` plus a newline as one stdin line, unchecked (malformed JSON-RPC, an over-long line). With `id`, it
+   * is a request awaiting the response with that id; without, it completes once written, like a notification.
+   * `written` records `{ raw: <first 200 chars> }`.
+   */
+  writeRaw(text: string, opts: { id?: JsonRpcId; deadlineMs?: number } = {}): Promise<JsonRpcResponse | null> {
+    const expects = opts.id !== undefined;
+    const id = opts.id ?? `raw-${this.nextId++}`;
+    return this.enqueue(id, "(raw)", { raw: text.slice(0, 200) }, expects, opts.deadlineMs ?? this.deadlineMs, text);
+  }
+
   /** Resolves once the predicate holds, checking whenever something arrives; rejects after timeoutMs. */
   async waitFor(predicate: () => boolean, timeoutMs = 10_000): Promise<void> {
     const until = Date.now() + timeoutMs;
@@ -269,11 +282,12 @@ export class TunnelEmulator {
     message: Record<string, unknown>,
     expectsResponse: boolean,
     deadlineMs: number,
+    raw?: string,
   ): Promise<JsonRpcResponse | null> {
     if (this.fatal) return Promise.reject(new TunnelFatalError(this.fatal));
     if (this.stopping) return Promise.reject(new TunnelFatalError({ reason: "tunnel stopped" }));
     return new Promise((resolve, reject) => {
-      const pending: Pending = { id, method, message, expectsResponse, resolve, reject, timer: null, settled: false };
+      const pending: Pending = { id, method, message, raw, expectsResponse, resolve, reject, timer: null, settled: false };
       // The deadline covers the whole round trip, queue time included; progress does not extend it.
       pending.timer = setTimeout(() => this.onDeadline(pending), deadlineMs);
       this.queue.push(pending);
@@ -311,7 +325,7 @@ export class TunnelEmulator {
     this.inFlight = next;
     this.written.push(next.message);
     this.record({ type: "write", id: next.expectsResponse ? next.id : null, method: next.method });
-    this.child.stdin.write(`${JSON.stringify(next.message)}\n`, (err) => {
+    this.child.stdin.write(`${next.raw ?? JSON.stringify(next.message)}\n`, (err) => {
       if (err) return; // the stdin 'error' handler makes it fatal
       if (!next.expectsResponse && this.inFlight === next) {
         this.inFlight = null;
