@@ -264,6 +264,20 @@ describe("sensitive matching", () => {
     expect(m("src/environment.ts")).toBe(false);
   });
 
+  it("matches a pattern with a slash at the root and below any directory, ignoring case; a leading / anchors it", () => {
+    const m = sensitiveMatcher(["config/prod.yml", "private/**", "/build/keys"]);
+    expect(m("config/prod.yml")).toBe(true);
+    expect(m("Config/PROD.yml")).toBe(true);
+    expect(m("apps/web/config/prod.yml")).toBe(true);
+    expect(m("config/prod.yml.bak")).toBe(false);
+    expect(m("private")).toBe(true);
+    expect(m("private/notes/x.md")).toBe(true);
+    expect(m("docs/Private/x.md")).toBe(true);
+    expect(m("build/keys/a")).toBe(true);
+    expect(m("BUILD/Keys")).toBe(true);
+    expect(m("sub/build/keys")).toBe(false);
+  });
+
   it("honours a configured list instead of the defaults", () => {
     expect(() => normalizeRelativePath("notes/private.md", { sensitive: ["private.*"] })).toThrow(/sensitive_paths/);
     expect(normalizeRelativePath(".env", { sensitive: [] })).toBe(".env");

@@ -57,7 +57,7 @@ describe("defaults", () => {
   });
 
   it("default sensitive paths include the usual secret files", () => {
-    for (const p of [".env", ".env.*", "*.pem", "*.key", "id_rsa*", "id_ed25519*", ".npmrc", ".netrc", ".git-credentials", ".aws/**", ".ssh/**", "secrets.*"]) {
+    for (const p of [".env", ".env.*", "*.pem", "*.key", "id_rsa*", "id_ed25519*", ".npmrc", ".netrc", ".git-credentials", ".aws", ".ssh", "secrets.*"]) {
       expect(DEFAULT_SENSITIVE_PATHS).toContain(p);
     }
   });
