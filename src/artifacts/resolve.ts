@@ -17,7 +17,9 @@ export type ArtifactPathErrorCode =
   | "not_found"
   | "not_file"
   | "not_dir"
-  | "changed";
+  | "changed"
+  | "encoding"
+  | "hard_link";
 
 /** A refused path. The message only ever quotes the caller's own relative path, never a resolved location. */
 export class ArtifactPathError extends Error {
@@ -234,6 +236,8 @@ export interface OpenedFile {
 }
 
 export interface OpenOptions extends ResolveOptions {
+  /** Serve regular files that have more than one name (the project's allow_hard_links). Default false. */
+  allowHardLinks?: boolean;
   /** Test seam: runs between the containment check and the open, where a racing swap would happen. */
   beforeOpen?: (abs: string) => void;
 }
@@ -244,7 +248,8 @@ const O_NONBLOCK = fs.constants.O_NONBLOCK ?? 0;
 /**
  * Opens a regular file inside the project for reading. The check is repeated on the descriptor: the opened
  * file must be the very inode that passed the check (same device and inode), so a symlink or directory
- * swapped in after the check is refused instead of read.
+ * swapped in after the check is refused instead of read. A file with several names (hard links) is refused
+ * unless allowed: its other name may lie outside the project, and no path check can see it.
  */
 export function openProjectFile(root: string, relPath: string, opts: OpenOptions): OpenedFile {
   const { abs, rel } = resolveProjectPath(root, relPath, opts);
@@ -272,6 +277,14 @@ export function openProjectFile(root: string, relPath: string, opts: OpenOptions
     const st = fs.fstatSync(fd);
     if (!st.isFile() || st.dev !== checked.dev || st.ino !== checked.ino) {
       throw new ArtifactPathError("changed", `path ${quote(relPath)} changed while it was being opened; refused`);
+    }
+    if (st.nlink > 1 && !opts.allowHardLinks) {
+      throw new ArtifactPathError(
+        "hard_link",
+        `path ${quote(relPath)} is a hard link (the file has ${st.nlink} names) and is not served: another name may lie outside ` +
+          `the project. If this project's hard links are trusted (a pnpm store, a deduplicated checkout), set ` +
+          `allow_hard_links = true in its [projects.<id>] table of the config.`,
+      );
     }
     return { fd, abs, rel, stat: st };
   } catch (e) {

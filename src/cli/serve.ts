@@ -18,7 +18,8 @@ export function mcpServerFor(bridge: Bridge) {
     health: bridge.health,
     version: BUILD_INFO.version,
     artifacts: {
-      projects: () => Object.fromEntries(Object.entries(c.projects).map(([id, p]) => [id, { cwd: p.real_cwd || p.cwd }])),
+      projects: () =>
+        Object.fromEntries(Object.entries(c.projects).map(([id, p]) => [id, { cwd: p.real_cwd || p.cwd, allowHardLinks: p.allow_hard_links }])),
       maxArtifactBytes: c.max_artifact_bytes,
       inlineArtifactBytes: c.inline_artifact_bytes,
       sensitivePaths: c.sensitive_paths,

@@ -58,6 +58,8 @@ export const projectInputSchema = z.strictObject({
   cwd: absolutePath,
   aliases: stringList("alias names").optional(),
   description: z.string({ error: "must be a string" }).optional(),
+  /** Serve files that have several names (hard links) as artifacts; off because another name may lie outside. */
+  allow_hard_links: z.boolean({ error: "must be true or false" }).optional(),
 });
 
 export const relayInputSchema = z.strictObject({
@@ -119,6 +121,7 @@ export const projectSchema = z.object({
   real_cwd: z.string(),
   aliases: z.array(z.string()),
   description: z.string(),
+  allow_hard_links: z.boolean(),
 });
 
 export const bridgeConfigSchema = z.object({

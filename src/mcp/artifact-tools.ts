@@ -8,7 +8,8 @@ import { ARTIFACT_VIEWER_HTML, ARTIFACT_VIEWER_URI, MCP_APP_MIME } from "../arti
 import { inputOf, listed, outputOf } from "./listing.ts";
 
 export interface ArtifactToolDeps {
-  projects: () => Record<string, { cwd: string }>;
+  /** allowHardLinks: the project's allow_hard_links (serve files with several names). */
+  projects: () => Record<string, { cwd: string; allowHardLinks?: boolean }>;
   maxArtifactBytes: number;
   inlineArtifactBytes: number;
   sensitivePaths: string[];
@@ -97,7 +98,7 @@ function toolError(text: string): CallToolResult {
 
 class UnknownProjectError extends Error {}
 
-function projectRoot(deps: ArtifactToolDeps, id: string): string {
+function projectOf(deps: ArtifactToolDeps, id: string): { cwd: string; allowHardLinks?: boolean } {
   const projects = deps.projects();
   const p = Object.prototype.hasOwnProperty.call(projects, id) ? projects[id] : undefined;
   if (!p) {
@@ -106,7 +107,7 @@ function projectRoot(deps: ArtifactToolDeps, id: string): string {
       `project_id: unknown project ${JSON.stringify(id)}; valid ids: ${ids.length ? ids.join(", ") : "(none configured: add [projects.<id>] to the config)"}`,
     );
   }
-  return p.cwd;
+  return p;
 }
 
 function describeError(e: unknown): string | undefined {
@@ -240,7 +241,7 @@ export function registerArtifactTools(server: McpServer, deps: ArtifactToolDeps)
       annotations: READ_ONLY,
     },
     withErrors(async (args) => {
-      const root = projectRoot(deps, args.project_id);
+      const root = projectOf(deps, args.project_id).cwd;
       const r = listFiles(root, { path: args.path, recursive: args.recursive, query: args.query, offset: args.offset, limit: args.limit, sensitive });
       const base = (args.path ?? "").replace(/\\/g, "/").replace(/^\.?\/+|\/+$/g, "");
       const from = (args.offset ?? 0) + (r.entries.length ? 1 : 0);
@@ -264,9 +265,10 @@ export function registerArtifactTools(server: McpServer, deps: ArtifactToolDeps)
       _meta: { ui: { resourceUri: ARTIFACT_VIEWER_URI }, "ui/resourceUri": ARTIFACT_VIEWER_URI },
     },
     withErrors(async (args) => {
-      const root = projectRoot(deps, args.project_id);
-      const a = await readArtifact(root, args.path, {
+      const project = projectOf(deps, args.project_id);
+      const a = await readArtifact(project.cwd, args.path, {
         sensitive,
+        allowHardLinks: project.allowHardLinks === true,
         maxBytes: deps.maxArtifactBytes,
         inlineBytes: deps.inlineArtifactBytes,
         offset: args.offset,
@@ -287,8 +289,10 @@ export function registerArtifactTools(server: McpServer, deps: ArtifactToolDeps)
       const { project, rel, range } = parseArtifactUri(uri, variables);
       let a: ArtifactRead;
       try {
-        a = await readArtifact(projectRoot(deps, project), rel, {
+        const p = projectOf(deps, project);
+        a = await readArtifact(p.cwd, rel, {
           sensitive,
+          allowHardLinks: p.allowHardLinks === true,
           maxBytes: deps.maxArtifactBytes,
           inlineBytes: deps.inlineArtifactBytes,
           offset: range?.offset,

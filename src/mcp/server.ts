@@ -18,7 +18,7 @@ export interface ServerDeps {
   sup: Supervisor;
   health: () => Promise<HealthReport>;
   version: string;
-  artifacts: { projects: () => Record<string, { cwd: string }>; maxArtifactBytes: number; inlineArtifactBytes: number; sensitivePaths: string[] };
+  artifacts: { projects: () => Record<string, { cwd: string; allowHardLinks?: boolean }>; maxArtifactBytes: number; inlineArtifactBytes: number; sensitivePaths: string[] };
 }
 
 /** Wires the tools; every decision lives in the supervisor and artifact modules. */
