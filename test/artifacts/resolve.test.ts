@@ -64,6 +64,13 @@ const hostile: { p: string; code?: ArtifactPathError["code"] }[] = [
   { p: "%c0%ae%c0%ae/outside", code: "traversal" },
   { p: "%e0%80%ae%e0%80%ae/outside", code: "traversal" },
   { p: "src%c0%af..%c0%afoutside", code: "traversal" },
+  // encodings that only some layer reads as the name shown: refused rather than guessed
+  { p: "src/a\ud800.txt", code: "encoding" },
+  { p: "src/\udc00a.txt", code: "encoding" },
+  { p: "src/a\ufffd.txt", code: "encoding" },
+  { p: "src%c0%afa.txt", code: "encoding" },
+  { p: "src/%e0%80%afa.txt", code: "encoding" },
+  { p: "%f0%80%80%aesrc", code: "encoding" },
   { p: "．．/outside", code: "traversal" },
   { p: "．．／outside", code: "traversal" },
   { p: "‥/outside", code: "traversal" },
