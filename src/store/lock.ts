@@ -191,7 +191,7 @@ function fileIdentity(databasePath: string): { real: string; id: string } {
   return { real, id: `${st.dev}-${st.ino}` };
 }
 
-/** The identity lock path for a database file (which must exist). */
+/** The identity lock path for a database file (created empty if missing, like acquireHolderLock does). */
 export function identityLockPath(databasePath: string, dir = defaultIdentityLockDir()): string {
   return join(dir, `${fileIdentity(databasePath).id}.lock`);
 }
