@@ -20,7 +20,8 @@ const FORBIDDEN = [
   ["policy", ["cli", "selftest", "app", "mcp", "service", "views", "tasks", "runtime", "codex", "artifacts"]],
   ["codex", ["cli", "selftest", "app", "mcp", ...DOMAINS, "store", "config", "artifacts"]],
   ["store", ["cli", "selftest", "app", "mcp", ...DOMAINS, "codex", "config", "artifacts"]],
-  ["config", ["cli", "selftest", "app", "mcp", ...DOMAINS, "codex", "store", "artifacts"]],
+  // config takes its default sensitive_paths from the artifacts table; artifacts never read config.
+  ["config", ["cli", "selftest", "app", "mcp", ...DOMAINS, "codex", "store"]],
   ["artifacts", ["cli", "selftest", "app", "mcp", ...DOMAINS, "codex", "store", "config"]],
 ].filter(([, to]) => to.length > 0);
 

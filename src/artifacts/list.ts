@@ -2,7 +2,8 @@ import fs from "node:fs";
 import path from "node:path";
 import mime from "mime";
 import picomatch from "picomatch";
-import { ArtifactPathError, isInsideRoot, normalizeRelativePath, realRoot, relativeTo, resolveProjectDir } from "./resolve.ts";
+import { isInside } from "../containment.ts";
+import { ArtifactPathError, normalizeRelativePath, realRoot, relativeTo, resolveProjectDir } from "./resolve.ts";
 import { sensitiveMatcher } from "./sensitive.ts";
 
 export interface FileEntry {
@@ -76,6 +77,25 @@ export function listFiles(root: string, opts: ListOptions): ListResult {
   const found: FileEntry[] = [];
   let visited = 0;
   let truncated = false;
+  // What the project hides, it hides under every spelling: a link such as `alias -> .` re-enters the project, so
+  // each entry is also judged by its real path. A .git directory reached through a link is hidden like .git itself,
+  // unless the listing was asked for inside it.
+  const baseInGit = relativeTo(rootReal, base.abs).split("/").includes(".git");
+  const hiddenAt = (realRel: string): boolean =>
+    realRel !== "" && (isSensitive(realRel) || (!baseInGit && realRel.split("/").includes(".git")));
+  // Each directory is walked once, whatever mount or link leads to it again.
+  const walked = new Set<string>();
+  const firstWalk = (st: fs.Stats): boolean => {
+    const id = `${st.dev}:${st.ino}`;
+    if (walked.has(id)) return false;
+    walked.add(id);
+    return true;
+  };
+  try {
+    firstWalk(fs.statSync(base.abs));
+  } catch {
+    // listed as empty below
+  }
   // Directories are walked by their real location but reported by the path the caller used.
   const stack: { abs: string; rel: string; depth: number }[] = [{ abs: base.abs, rel: base.rel, depth: 0 }];
   while (stack.length) {
@@ -101,6 +121,8 @@ export function listFiles(root: string, opts: ListOptions): ListResult {
         throw e;
       }
       const abs = path.join(dir.abs, d.name);
+      const realRel = relativeTo(rootReal, abs);
+      if (realRel !== rel && hiddenAt(realRel)) continue;
       let lst: fs.Stats;
       try {
         lst = fs.lstatSync(abs);
@@ -112,9 +134,8 @@ export function listFiles(root: string, opts: ListOptions): ListResult {
       if (kind === "symlink") {
         try {
           const real = fs.realpathSync.native(abs);
-          if (!isInsideRoot(rootReal, real)) continue;
-          const realRel = relativeTo(rootReal, real);
-          if (realRel !== "" && isSensitive(realRel)) continue;
+          if (!isInside(rootReal, real)) continue;
+          if (hiddenAt(relativeTo(rootReal, real))) continue;
           st = fs.statSync(real);
         } catch {
           continue;
@@ -129,7 +150,7 @@ export function listFiles(root: string, opts: ListOptions): ListResult {
       }
       if (!matches || matches(rel)) found.push(entry);
       // Symlinked directories are not descended into: that is how loops and escapes would start.
-      if (recursive && kind === "dir") {
+      if (recursive && kind === "dir" && firstWalk(lst)) {
         if (dir.depth + 1 < maxDepth) stack.push({ abs, rel, depth: dir.depth + 1 });
         else truncated = true;
       }

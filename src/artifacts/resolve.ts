@@ -1,3 +1,4 @@
+import { isInside } from "../containment.ts";
 import fs from "node:fs";
 import path from "node:path";
 import { sensitiveMatcher } from "./sensitive.ts";
@@ -17,7 +18,9 @@ export type ArtifactPathErrorCode =
   | "not_found"
   | "not_file"
   | "not_dir"
-  | "changed";
+  | "changed"
+  | "encoding"
+  | "hard_link";
 
 /** A refused path. The message only ever quotes the caller's own relative path, never a resolved location. */
 export class ArtifactPathError extends Error {
@@ -49,9 +52,15 @@ function quote(p: string): string {
   return JSON.stringify(shown);
 }
 
+interface Decoded {
+  text: string;
+  /** Some character was spelled in more bytes than UTF-8 allows (C0 AE for "."). */
+  overlong: boolean;
+}
+
 /** Decodes percent escapes byte-wise, keeping bytes that are not valid UTF-8 visible as U+FFFD. */
-function percentDecode(s: string): string {
-  if (!/%[0-9a-f]{2}/i.test(s)) return s;
+function percentDecode(s: string): Decoded {
+  if (!/%[0-9a-f]{2}/i.test(s)) return { text: s, overlong: false };
   const bytes: number[] = [];
   const enc = new TextEncoder();
   for (let i = 0; i < s.length; ) {
@@ -72,8 +81,9 @@ function percentDecode(s: string): string {
  * UTF-8 decoding that also maps overlong forms (C0 AE, E0 80 AE, ...) to the character they spell, because
  * some decoders on the way to a file system did exactly that and turned them into dots and slashes.
  */
-function decodeLenientUtf8(b: Uint8Array): string {
+function decodeLenientUtf8(b: Uint8Array): Decoded {
   let out = "";
+  let overlong = false;
   for (let i = 0; i < b.length; ) {
     const c = b[i];
     let n = 0;
@@ -107,25 +117,33 @@ function decodeLenientUtf8(b: Uint8Array): string {
       i++;
       continue;
     }
+    if (cp < [0, 0x80, 0x800, 0x10000][n]) overlong = true;
     out += cp > 0x10ffff || (cp >= 0xd800 && cp <= 0xdfff) ? "\ufffd" : String.fromCodePoint(cp);
     i += n + 1;
   }
-  return out;
+  return { text: out, overlong };
 }
 
-/** Every reading of the input some layer could plausibly make: literal, URL-decoded (repeatedly), NFKC-folded. */
-function readings(input: string): string[] {
+/**
+ * Every reading of the input some layer could plausibly make: literal, URL-decoded (repeatedly), NFKC-folded;
+ * and whether any decoding met an overlong UTF-8 form.
+ */
+function readings(input: string): { all: string[]; overlong: boolean } {
   const seen = new Set<string>([input]);
   let cur = input;
+  let overlong = false;
   for (let i = 0; i < 4; i++) {
     const next = percentDecode(cur);
-    if (next === cur) break;
-    seen.add(next);
-    cur = next;
+    overlong ||= next.overlong;
+    if (next.text === cur) break;
+    seen.add(next.text);
+    cur = next.text;
   }
   for (const s of [...seen]) seen.add(s.normalize("NFKC"));
-  return [...seen];
+  return { all: [...seen], overlong };
 }
+
+const LONE_SURROGATE = /[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/;
 
 function checkReading(input: string, r: string): void {
   if (r.includes("\0")) throw new ArtifactPathError("nul", `path ${quote(input.replace(/\0/g, "\\0"))}: NUL bytes are not allowed`);
@@ -152,7 +170,18 @@ export function normalizeRelativePath(input: unknown, opts: ResolveOptions): str
   if (typeof input !== "string") throw new ArtifactPathError("invalid", "path must be a string relative to the project");
   const bytes = Buffer.byteLength(input, "utf8");
   if (bytes > MAX_TOTAL_BYTES) throw new ArtifactPathError("too_long", `path is ${bytes} bytes long; the limit is ${MAX_TOTAL_BYTES}`);
-  for (const r of readings(input)) checkReading(input, r);
+  // A lone surrogate has no UTF-8 form: the file system would get U+FFFD, a different name than the one checked.
+  if (LONE_SURROGATE.test(input)) {
+    throw new ArtifactPathError("encoding", `path ${quote(input)}: holds an unpaired UTF-16 surrogate, which no file name can contain; send the name as valid Unicode`);
+  }
+  if (input.includes("\ufffd")) {
+    throw new ArtifactPathError("encoding", `path ${quote(input)}: holds U+FFFD, the mark of bytes that were not valid UTF-8 on the way here; send the name as valid UTF-8`);
+  }
+  const read = readings(input);
+  for (const r of read.all) checkReading(input, r);
+  if (read.overlong) {
+    throw new ArtifactPathError("encoding", `path ${quote(input)}: a percent escape spells a character in overlong UTF-8 (such as %C0%AE for "."); use the shortest form`);
+  }
   const segments = input.split(/[\\/]/).filter((s) => s !== "" && s !== ".");
   for (const seg of segments) {
     const n = Buffer.byteLength(seg, "utf8");
@@ -160,7 +189,7 @@ export function normalizeRelativePath(input: unknown, opts: ResolveOptions): str
   }
   const rel = segments.join("/");
   // A name that only decodes to a sensitive one ("%2eenv") is refused too: some layer may decode it.
-  for (const r of readings(input)) {
+  for (const r of read.all) {
     const candidate = r.split(/[\\/]/).filter((s) => s !== "" && s !== ".").join("/");
     if (candidate !== "" && isSensitive(candidate, opts.sensitive)) {
       throw new ArtifactPathError("sensitive", `path ${quote(input)} matches sensitive_paths and is not readable through the bridge`);
@@ -190,12 +219,6 @@ export function realRoot(root: string): string {
   return real;
 }
 
-function inside(rootReal: string, candidate: string): boolean {
-  if (candidate === rootReal) return true;
-  const rel = path.relative(rootReal, candidate);
-  return rel !== "" && !rel.startsWith("..") && !path.isAbsolute(rel);
-}
-
 function toRel(rootReal: string, abs: string): string {
   return path.relative(rootReal, abs).split(path.sep).join("/");
 }
@@ -216,7 +239,7 @@ export function resolveProjectPath(root: string, relPath: string, opts: ResolveO
     if (code === "ELOOP") throw new ArtifactPathError("outside", `path ${quote(relPath)} is a symlink loop`);
     throw new ArtifactPathError("not_found", `path ${quote(relPath)} does not exist in the project; list files with codex_files`);
   }
-  if (!inside(rootReal, real)) {
+  if (!isInside(rootReal, real)) {
     throw new ArtifactPathError("outside", `path ${quote(relPath)} resolves outside the project (a symlink or junction); only files inside the project are readable`);
   }
   const realRel = toRel(rootReal, real);
@@ -234,6 +257,8 @@ export interface OpenedFile {
 }
 
 export interface OpenOptions extends ResolveOptions {
+  /** Serve regular files that have more than one name (the project's allow_hard_links). Default false. */
+  allowHardLinks?: boolean;
   /** Test seam: runs between the containment check and the open, where a racing swap would happen. */
   beforeOpen?: (abs: string) => void;
 }
@@ -244,7 +269,8 @@ const O_NONBLOCK = fs.constants.O_NONBLOCK ?? 0;
 /**
  * Opens a regular file inside the project for reading. The check is repeated on the descriptor: the opened
  * file must be the very inode that passed the check (same device and inode), so a symlink or directory
- * swapped in after the check is refused instead of read.
+ * swapped in after the check is refused instead of read. A file with several names (hard links) is refused
+ * unless allowed: its other name may lie outside the project, and no path check can see it.
  */
 export function openProjectFile(root: string, relPath: string, opts: OpenOptions): OpenedFile {
   const { abs, rel } = resolveProjectPath(root, relPath, opts);
@@ -273,6 +299,14 @@ export function openProjectFile(root: string, relPath: string, opts: OpenOptions
     if (!st.isFile() || st.dev !== checked.dev || st.ino !== checked.ino) {
       throw new ArtifactPathError("changed", `path ${quote(relPath)} changed while it was being opened; refused`);
     }
+    if (st.nlink > 1 && !opts.allowHardLinks) {
+      throw new ArtifactPathError(
+        "hard_link",
+        `path ${quote(relPath)} is a hard link (the file has ${st.nlink} names) and is not served: another name may lie outside ` +
+          `the project. If this project's hard links are trusted (a pnpm store, a deduplicated checkout), set ` +
+          `allow_hard_links = true in its [projects.<id>] table of the config.`,
+      );
+    }
     return { fd, abs, rel, stat: st };
   } catch (e) {
     fs.closeSync(fd);
@@ -289,4 +323,4 @@ export function resolveProjectDir(root: string, relPath: string, opts: ResolveOp
   return r;
 }
 
-export { isSensitive, inside as isInsideRoot, toRel as relativeTo };
+export { isSensitive, toRel as relativeTo };

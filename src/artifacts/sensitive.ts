@@ -1,39 +1,7 @@
+// Decides whether a project-relative path is sensitive (never listed or served) under a list of globs.
 import picomatch from "picomatch";
 
-/** Names a supervisor must never read: secrets, keys, credentials. Config may replace this list. */
-export const DEFAULT_SENSITIVE_PATHS: readonly string[] = [
-  ".env",
-  ".env.*",
-  ".envrc",
-  "*.pem",
-  "*.key",
-  "*.p12",
-  "*.pfx",
-  "*.jks",
-  "*.keystore",
-  "id_rsa*",
-  "id_dsa*",
-  "id_ecdsa*",
-  "id_ed25519*",
-  ".ssh",
-  ".gnupg",
-  ".aws",
-  ".azure",
-  ".kube",
-  ".docker",
-  ".netrc",
-  "_netrc",
-  ".npmrc",
-  ".pypirc",
-  ".pgpass",
-  ".git-credentials",
-  "credentials",
-  "credentials.*",
-  "*.credentials",
-  "secrets.*",
-  "auth.json",
-  "*.kdbx",
-];
+export { DEFAULT_SENSITIVE_PATHS } from "./sensitive-paths.ts";
 
 export type SensitiveMatcher = (rel: string) => boolean;
 
@@ -41,21 +9,32 @@ const cache = new Map<string, SensitiveMatcher>();
 
 /**
  * A matcher over project-relative paths ("a/b/c"). A path is sensitive when the path itself or any of its
- * ancestors matches, so a file inside `.ssh/` is as sensitive as `.ssh`. Globs without a slash match a
- * single name anywhere; matching ignores case because macOS and Windows file systems do.
+ * ancestors matches, so a file inside `.ssh/` is as sensitive as `.ssh`. A glob without a slash matches a
+ * single name anywhere; a glob with a slash matches that path at the root or below any directory, and a
+ * leading "/" anchors it at the root. Matching ignores case because macOS and Windows file systems do.
  */
 export function sensitiveMatcher(globs: readonly string[]): SensitiveMatcher {
   const key = JSON.stringify(globs);
   const hit = cache.get(key);
   if (hit) return hit;
-  const cleaned = globs.map((g) => g.trim().replace(/\\/g, "/").replace(/^\.\/+/, "").replace(/\/+$/, "")).filter((g) => g !== "");
-  const isMatch = cleaned.length ? picomatch(cleaned, { nocase: true, dot: true, basename: true }) : () => false;
+  const cleaned = globs.map((g) => g.trim().replace(/\\/g, "/").replace(/^\.\/+/, "").replace(/\/+$/, "")).filter((g) => g !== "" && g !== "/");
+  const names: string[] = [];
+  const paths: string[] = [];
+  for (const g of cleaned) {
+    if (g.startsWith("/")) paths.push(g.replace(/^\/+/, ""));
+    else if (!g.includes("/")) names.push(g);
+    else paths.push(g, g.startsWith("**/") ? g : `**/${g}`);
+  }
+  const opts = { nocase: true, dot: true };
+  const nameMatch = names.length ? picomatch(names, opts) : () => false;
+  const pathMatch = paths.length ? picomatch(paths, opts) : () => false;
   const matcher: SensitiveMatcher = (rel) => {
     const segments = rel.split("/").filter((s) => s !== "" && s !== ".");
+    // Windows drops trailing dots and spaces from names, so ".env." opens ".env" there.
+    const trimmed = segments.map((s) => s.replace(/[. ]+$/, "") || s);
     for (let i = 1; i <= segments.length; i++) {
-      // Windows drops trailing dots and spaces from names, so ".env." opens ".env" there.
-      const prefix = segments.slice(0, i).map((s) => s.replace(/[. ]+$/, "") || s);
-      if (isMatch(prefix.join("/")) || isMatch(segments.slice(0, i).join("/"))) return true;
+      if (nameMatch(segments[i - 1]) || nameMatch(trimmed[i - 1])) return true;
+      if (pathMatch(segments.slice(0, i).join("/")) || pathMatch(trimmed.slice(0, i).join("/"))) return true;
     }
     return false;
   };

@@ -194,6 +194,7 @@ function resolveConfig(input: ConfigInput, opts: ParseConfigOptions): ParsedConf
       real_cwd: (dir as { real: string }).real,
       aliases: [...new Set(p.aliases ?? [])],
       description: p.description ?? "",
+      allow_hard_links: p.allow_hard_links ?? false,
     };
   }
 

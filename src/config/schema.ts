@@ -1,6 +1,7 @@
 // The shape of config.toml, checked with zod. Keys stay snake_case, exactly as users write them,
 // so an error message can name the key the user has to fix.
 import { z } from "zod";
+import { DEFAULT_SENSITIVE_PATHS as BUILTIN_SENSITIVE_PATHS } from "../artifacts/sensitive-paths.ts";
 
 export const MIB = 1024 * 1024;
 export const DEFAULT_MAX_ARTIFACT_BYTES = 32 * MIB;
@@ -15,34 +16,7 @@ export const ID_PATTERN = /^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$/;
 export const ID_RULE = "1-64 characters: letters, digits, '.', '_' or '-', starting with a letter or digit";
 
 /** Always refused for artifact transfer unless the user sets replace_default_sensitive_paths = true. */
-export const DEFAULT_SENSITIVE_PATHS: readonly string[] = Object.freeze([
-  ".env",
-  ".env.*",
-  "*.pem",
-  "*.key",
-  "id_rsa*",
-  "id_dsa*",
-  "id_ed25519*",
-  "id_ecdsa*",
-  "*.p12",
-  "*.pfx",
-  "*.jks",
-  "*.keystore",
-  ".npmrc",
-  ".pypirc",
-  ".netrc",
-  "_netrc",
-  ".pgpass",
-  ".git-credentials",
-  "credentials*",
-  "secrets.*",
-  ".aws/**",
-  ".ssh/**",
-  ".gnupg/**",
-  ".docker/config.json",
-  ".kube/config",
-  ".git/config",
-]);
+export const DEFAULT_SENSITIVE_PATHS: readonly string[] = BUILTIN_SENSITIVE_PATHS;
 
 export const APPROVAL_POLICIES = ["untrusted", "on-request", "never"] as const;
 export const SANDBOX_TYPES = ["read-only", "workspace-write", "danger-full-access"] as const;
@@ -84,6 +58,8 @@ export const projectInputSchema = z.strictObject({
   cwd: absolutePath,
   aliases: stringList("alias names").optional(),
   description: z.string({ error: "must be a string" }).optional(),
+  /** Serve files that have several names (hard links) as artifacts; off because another name may lie outside. */
+  allow_hard_links: z.boolean({ error: "must be true or false" }).optional(),
 });
 
 export const relayInputSchema = z.strictObject({
@@ -144,6 +120,7 @@ export const projectSchema = z.object({
   real_cwd: z.string(),
   aliases: z.array(z.string()),
   description: z.string(),
+  allow_hard_links: z.boolean(),
 });
 
 export const bridgeConfigSchema = z.object({

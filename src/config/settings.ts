@@ -9,6 +9,8 @@ export interface ProjectSpec {
   cwd: string;
   /** Other names the supervisor may use for this project; they only select the directory. */
   aliases?: string[];
+  /** Serve files with several names (hard links), which may hold content from outside the project. */
+  allow_hard_links?: boolean;
 }
 
 export interface ProfileSpec {
@@ -48,7 +50,7 @@ export function resolveProject(projects: Record<string, ProjectSpec>, id: string
 
 export function supervisorSettings(config: LoadedConfig["config"], env: Record<string, string | undefined>): SupervisorSettings {
   const projects: SupervisorSettings["projects"] = {};
-  for (const [id, p] of Object.entries(config.projects)) projects[id] = { id, cwd: p.real_cwd || p.cwd, aliases: p.aliases };
+  for (const [id, p] of Object.entries(config.projects)) projects[id] = { id, cwd: p.real_cwd || p.cwd, aliases: p.aliases, allow_hard_links: p.allow_hard_links };
   const profiles: Record<string, ProfileSpec> = {};
   for (const [id, p] of Object.entries(config.profiles)) profiles[id] = { ...p, id };
   const ack = Number(env.CODEX_BRIDGE_ACK_TIMEOUT_MS ?? "");

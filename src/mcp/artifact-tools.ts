@@ -182,12 +182,11 @@ function parseArtifactUri(uri: URL, variables: Record<string, string | string[]>
 
 /** Registers codex_files, codex_artifact, the codex-artifact:// template and the MCP Apps viewer. */
 /** What the artifact tools need of the service: the project lookup and the artifact limits. */
-export type ArtifactAccess = Pick<BridgeService, "projectRoot" | "artifactSettings">;
+export type ArtifactAccess = Pick<BridgeService, "project" | "artifactSettings">;
 
 export function registerArtifactTools(server: McpServer, service: ArtifactAccess): void {
   const deps = service.artifactSettings;
   const sensitive = deps.sensitivePaths;
-  const projectRoot = (id: string) => service.projectRoot(id);
 
   listed(server.registerTool(
     "codex_files",
@@ -199,7 +198,7 @@ export function registerArtifactTools(server: McpServer, service: ArtifactAccess
       annotations: READ_ONLY,
     },
     wrap(async (args) => {
-      const root = projectRoot(args.project_id);
+      const root = service.project(args.project_id).cwd;
       const r = listFiles(root, { path: args.path, recursive: args.recursive, query: args.query, offset: args.offset, limit: args.limit, sensitive });
       const base = (args.path ?? "").replace(/\\/g, "/").replace(/^\.?\/+|\/+$/g, "");
       const from = (args.offset ?? 0) + (r.entries.length ? 1 : 0);
@@ -223,9 +222,10 @@ export function registerArtifactTools(server: McpServer, service: ArtifactAccess
       _meta: { ui: { resourceUri: ARTIFACT_VIEWER_URI }, "ui/resourceUri": ARTIFACT_VIEWER_URI },
     },
     wrap(async (args) => {
-      const root = projectRoot(args.project_id);
-      const a = await readArtifact(root, args.path, {
+      const project = service.project(args.project_id);
+      const a = await readArtifact(project.cwd, args.path, {
         sensitive,
+        allowHardLinks: project.allowHardLinks === true,
         maxBytes: deps.maxArtifactBytes,
         inlineBytes: deps.inlineArtifactBytes,
         offset: args.offset,
@@ -246,8 +246,10 @@ export function registerArtifactTools(server: McpServer, service: ArtifactAccess
       const { project, rel, range } = parseArtifactUri(uri, variables);
       let a: ArtifactRead;
       try {
-        a = await readArtifact(projectRoot(project), rel, {
+        const p = service.project(project);
+        a = await readArtifact(p.cwd, rel, {
           sensitive,
+          allowHardLinks: p.allowHardLinks === true,
           maxBytes: deps.maxArtifactBytes,
           inlineBytes: deps.inlineArtifactBytes,
           offset: range?.offset,

@@ -122,8 +122,9 @@ export class BridgeService {
     return { state: info.state, pid: info.pid, restarts: info.restarts, uptime_s: info.uptimeMs === null ? null : Math.round(info.uptimeMs / 1000), ...counts, ...(runtime.lastExit ? { last_exit: runtime.lastExit } : {}) };
   }
 
-  /** The directory of a project named by id or alias, for the artifact tools. */
-  projectRoot(idOrAlias: string): string {
-    return resolveProject(this.sup.settings.projects, idOrAlias).cwd;
+  /** A project named by id or alias, as the artifact tools need it: its directory and whether hard links are served. */
+  project(idOrAlias: string): { cwd: string; allowHardLinks: boolean } {
+    const p = resolveProject(this.sup.settings.projects, idOrAlias);
+    return { cwd: p.cwd, allowHardLinks: p.allow_hard_links === true };
   }
 }

@@ -1,7 +1,10 @@
-// Holder lock: a `<db>.lock` file beside the database so two bridges never share one state file unnoticed.
-// The OS does not release it for us, so a lock left by a dead process is detected and taken over.
-import { closeSync, openSync, readFileSync, statSync, unlinkSync, writeSync } from "node:fs";
-import { hostname as osHostname } from "node:os";
+// Holder lock: two bridges never share one state file unnoticed, whatever name each was given for it.
+// Two lock files: `<real path>.lock` beside the database (what earlier versions and other hosts look at) and one
+// named after the file's device and inode in a per-user directory, found from every symlink or hard link to it.
+// The OS does not release them for us, so a lock left by a dead process is detected and taken over.
+import { chmodSync, closeSync, lstatSync, mkdirSync, openSync, readFileSync, realpathSync, statSync, unlinkSync, writeSync } from "node:fs";
+import { hostname as osHostname, tmpdir, userInfo } from "node:os";
+import { join } from "node:path";
 import { z } from "zod";
 import { StoreError } from "./store-error.ts";
 
@@ -9,13 +12,20 @@ const LockHolderSchema = z.object({
   pid: z.number().int().positive(),
   startedAt: z.string(),
   hostname: z.string(),
+  /** The name the holder opened the database by (absent in locks written by earlier versions). */
+  database: z.string().optional(),
 });
 export type LockHolder = z.infer<typeof LockHolderSchema>;
 
 export interface HolderLock {
+  /** The database file's real path (symlinks resolved): the one name SQLite should open it by. */
+  readonly database: string;
+  /** `<real database path>.lock`. */
   readonly path: string;
+  /** The lock named after the database file's device and inode. */
+  readonly identityPath: string;
   readonly holder: LockHolder;
-  /** Removes the lock file if it is still ours. Idempotent. */
+  /** Removes the lock files that are still ours. Idempotent. */
   release(): void;
 }
 
@@ -28,6 +38,8 @@ export interface AcquireLockOptions {
   hostname?: string;
   /** Poll interval while waiting. Default 100. */
   pollMs?: number;
+  /** Where the identity locks live. Default: defaultIdentityLockDir(). */
+  identityLockDir?: string;
 }
 
 export class StoreLockedError extends StoreError {
@@ -36,10 +48,12 @@ export class StoreLockedError extends StoreError {
     /** null when the lock file stayed unreadable for the whole wait. */
     readonly holder: LockHolder | null,
     waitedMs: number,
+    readonly lockPath = `${databasePath}.lock`,
   ) {
+    const otherName = holder?.database !== undefined && holder.database !== databasePath ? `, which opened the same file as ${holder.database}` : "";
     const who = holder
-      ? `another codex-bridge: PID ${holder.pid} on ${holder.hostname}, started ${holder.startedAt}`
-      : `a process that left an unreadable lock file ${databasePath}.lock`;
+      ? `another codex-bridge: PID ${holder.pid} on ${holder.hostname}, started ${holder.startedAt}${otherName}`
+      : `a process that left an unreadable lock file ${lockPath}`;
     const remedy = holder
       ? "Stop that process, or set CODEX_BRIDGE_STATE to a different file to run a second bridge."
       : "If no other codex-bridge runs, delete that lock file; or set CODEX_BRIDGE_STATE to a different file.";
@@ -137,51 +151,161 @@ function removeStaleLock(lockPath: string, staleRaw: string | null, self: LockHo
   }
 }
 
+/** A per-user directory under the OS temp dir: the same for every bridge of this user, emptied on reboot. */
+export function defaultIdentityLockDir(): string {
+  let user: string;
+  try {
+    user = process.platform === "win32" ? userInfo().username : String(process.getuid?.() ?? userInfo().username);
+  } catch {
+    user = "user";
+  }
+  return join(tmpdir(), `codex-bridge-locks-${user.replace(/[^A-Za-z0-9._-]/g, "_")}`);
+}
+
+/** Creates the identity lock directory owner-only, refusing one another user planted (the temp dir is shared). */
+function prepareLockDir(dir: string, databasePath: string): void {
+  try {
+    mkdirSync(dir, { recursive: true, mode: 0o700 });
+    const st = lstatSync(dir);
+    if (!st.isDirectory()) throw new Error("it is not a directory");
+    if (process.platform !== "win32") {
+      const uid = process.getuid?.();
+      if (uid !== undefined && st.uid !== uid) throw new Error(`it belongs to user id ${st.uid}, not to this user (${uid})`);
+      if ((st.mode & 0o077) !== 0) chmodSync(dir, 0o700);
+    }
+  } catch (err) {
+    throw new StoreError(
+      `Cannot use the lock directory ${dir}: ${(err as Error).message}. ` +
+        `It holds one lock per open state database; make the temp directory (TMPDIR) usable by this user only.`,
+      databasePath,
+      { cause: err },
+    );
+  }
+}
+
+/** The database file's identity; the file is created (empty, owner-only) when missing so that it has one. */
+function fileIdentity(databasePath: string): { real: string; id: string } {
+  closeSync(openSync(databasePath, "a", 0o600));
+  const real = realpathSync.native(databasePath);
+  const st = statSync(real, { bigint: true });
+  return { real, id: `${st.dev}-${st.ino}` };
+}
+
+/** The identity lock path for a database file (created empty if missing, like acquireHolderLock does). */
+export function identityLockPath(databasePath: string, dir = defaultIdentityLockDir()): string {
+  return join(dir, `${fileIdentity(databasePath).id}.lock`);
+}
+
+interface Attempt {
+  self: LockHolder;
+  content: string;
+  isDead(h: LockHolder): boolean;
+  started: number;
+  waitMs: number;
+  pollMs: number;
+}
+
 /**
- * Takes the holder lock for `databasePath`, waiting up to `waitMs` for a live holder to go away.
+ * Takes one lock file, waiting until `waitMs` after `a.started` for a live holder to go away.
  * Throws StoreLockedError naming the holder when it does not, StoreError when the lock file cannot be written.
  */
-export async function acquireHolderLock(databasePath: string, opts: AcquireLockOptions): Promise<HolderLock> {
-  const lockPath = `${databasePath}.lock`;
-  const waitMs = opts.waitMs ?? DEFAULT_WAIT_MS;
-  const pollMs = opts.pollMs ?? DEFAULT_POLL_MS;
-  const self: LockHolder = {
-    pid: opts.pid ?? process.pid,
-    startedAt: new Date().toISOString(),
-    hostname: opts.hostname ?? osHostname(),
-  };
-  const content = JSON.stringify(self);
-  // A lock from another host cannot be checked for liveness, so it counts as live.
-  const isDead = (h: LockHolder): boolean => h.hostname === self.hostname && !opts.processAlive(h.pid);
-  const started = Date.now();
+async function acquireFile(lockPath: string, databasePath: string, a: Attempt): Promise<void> {
   let lastHolder: LockHolder | undefined;
-
   for (;;) {
     try {
-      if (createExclusive(lockPath, content)) return makeLock(lockPath, self, content);
+      if (createExclusive(lockPath, a.content)) return;
     } catch (err) {
       throw new StoreError(
-        `Cannot create the lock file ${lockPath} beside the state database: ${(err as Error).message}. ` +
+        `Cannot create the lock file ${lockPath} for the state database: ${(err as Error).message}. ` +
           `Make that directory writable, or set CODEX_BRIDGE_STATE to a writable file.`,
         databasePath,
         { cause: err },
       );
     }
     const current = readLock(lockPath);
-    const waited = Date.now() - started;
-    if (current.kind === "held" && !isDead(current.holder)) {
+    const waited = Date.now() - a.started;
+    if (current.kind === "held" && !a.isDead(current.holder)) {
       lastHolder = current.holder;
-      if (waited >= waitMs) throw new StoreLockedError(databasePath, current.holder, waited);
+      if (waited >= a.waitMs) throw new StoreLockedError(databasePath, current.holder, waited, lockPath);
     } else {
       // Missing, half-written, or a dead holder someone else is replacing: these settle within moments, so they
       // are waited out even past waitMs; the cap only guards against a lock directory that never settles.
-      if (current.kind === "held" && removeStaleLock(lockPath, current.raw, self, isDead)) continue;
-      if (current.kind === "unreadable" && current.ageMs > UNREADABLE_GRACE_MS && removeStaleLock(lockPath, null, self, isDead)) continue;
+      if (current.kind === "held" && removeStaleLock(lockPath, current.raw, a.self, a.isDead)) continue;
+      if (current.kind === "unreadable" && current.ageMs > UNREADABLE_GRACE_MS && removeStaleLock(lockPath, null, a.self, a.isDead)) continue;
       if (current.kind === "missing") continue;
-      if (waited >= waitMs + TRANSIENT_CAP_MS) throw new StoreLockedError(databasePath, lastHolder ?? null, waited);
+      if (waited >= a.waitMs + TRANSIENT_CAP_MS) throw new StoreLockedError(databasePath, lastHolder ?? null, waited, lockPath);
     }
-    const remaining = waitMs - (Date.now() - started);
-    await sleep(remaining > 0 ? Math.min(pollMs, remaining) : Math.min(pollMs, 20));
+    const remaining = a.waitMs - (Date.now() - a.started);
+    await sleep(remaining > 0 ? Math.min(a.pollMs, remaining) : Math.min(a.pollMs, 20));
+  }
+}
+
+// The file behind the name may be replaced while we wait; past this many replacements we keep the last one seen.
+const IDENTITY_ATTEMPTS = 5;
+
+/**
+ * Takes the holder lock for `databasePath` (created empty if missing), waiting up to `waitMs` for a live holder
+ * to go away: first `<real path>.lock`, then the identity lock every other name of the same file meets.
+ * Throws StoreLockedError naming the holder when it does not, StoreError when a lock file cannot be written.
+ */
+export async function acquireHolderLock(databasePath: string, opts: AcquireLockOptions): Promise<HolderLock> {
+  const lockDir = opts.identityLockDir ?? defaultIdentityLockDir();
+  const identify = (): { real: string; id: string } => {
+    try {
+      return fileIdentity(databasePath);
+    } catch (err) {
+      throw new StoreError(
+        `Cannot create or inspect the state database ${databasePath}: ${(err as Error).message}. ` +
+          `Set CODEX_BRIDGE_STATE to a writable file path.`,
+        databasePath,
+        { cause: err },
+      );
+    }
+  };
+  prepareLockDir(lockDir, databasePath);
+  const self: LockHolder = {
+    pid: opts.pid ?? process.pid,
+    startedAt: new Date().toISOString(),
+    hostname: opts.hostname ?? osHostname(),
+    database: databasePath,
+  };
+  const attempt: Attempt = {
+    self,
+    content: JSON.stringify(self),
+    // A lock from another host cannot be checked for liveness, so it counts as live.
+    isDead: (h) => h.hostname === self.hostname && !opts.processAlive(h.pid),
+    started: Date.now(),
+    waitMs: opts.waitMs ?? DEFAULT_WAIT_MS,
+    pollMs: opts.pollMs ?? DEFAULT_POLL_MS,
+  };
+
+  for (let tries = 1; ; tries++) {
+    const identity = identify();
+    const pathLock = `${identity.real}.lock`;
+    const idLock = join(lockDir, `${identity.id}.lock`);
+    await acquireFile(pathLock, databasePath, attempt);
+    try {
+      await acquireFile(idLock, databasePath, attempt);
+    } catch (err) {
+      releaseFile(pathLock, attempt.content);
+      throw err;
+    }
+    // Replaced or re-pointed while we waited: lock the file that is there now.
+    const now = identify();
+    if ((now.id === identity.id && now.real === identity.real) || tries >= IDENTITY_ATTEMPTS) {
+      return makeLock(identity.real, pathLock, idLock, self, attempt.content);
+    }
+    releaseFile(idLock, attempt.content);
+    releaseFile(pathLock, attempt.content);
+  }
+}
+
+/** Removes a lock file if it still holds our content: someone may have judged us dead and taken over. */
+function releaseFile(lockPath: string, content: string): void {
+  try {
+    if (readFileSync(lockPath, "utf8") === content) unlinkSync(lockPath);
+  } catch {
+    // already gone
   }
 }
 
@@ -197,21 +321,19 @@ function installExitHook(): void {
   });
 }
 
-function makeLock(lockPath: string, holder: LockHolder, content: string): HolderLock {
+function makeLock(database: string, lockPath: string, identityPath: string, holder: LockHolder, content: string): HolderLock {
   let released = false;
   const lock: HolderLock = {
+    database,
     path: lockPath,
+    identityPath,
     holder,
     release() {
       if (released) return;
       released = true;
       liveLocks.delete(lock);
-      try {
-        // Someone may have judged us dead and taken over; their lock is not ours to remove.
-        if (readFileSync(lockPath, "utf8") === content) unlinkSync(lockPath);
-      } catch {
-        // already gone
-      }
+      releaseFile(identityPath, content);
+      releaseFile(lockPath, content);
     },
   };
   liveLocks.add(lock);

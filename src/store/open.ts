@@ -1,6 +1,6 @@
-// Opens the state database the way every caller needs it: locked against a second bridge, WAL, owner-only
-// file mode, migrated. Failures become one StoreError naming the path and the remedy.
-import { chmodSync, closeSync, existsSync, mkdirSync, openSync } from "node:fs";
+// Opens the state database the way every caller needs it: locked against a second bridge under any name, opened by its
+// one real name, WAL, owner-only file mode, migrated. Failures become one StoreError naming the path and the remedy.
+import { chmodSync, mkdirSync, statSync } from "node:fs";
 import { dirname, resolve } from "node:path";
 import type { Database, Platform } from "../../platform/types.ts";
 import { acquireHolderLock, type HolderLock } from "./lock.ts";
@@ -116,17 +116,24 @@ export async function openStateDatabase(
 
   let db: Database | undefined;
   try {
-    if (!existsSync(absolute)) {
-      // Created owner-only up front so there is never a moment where the file is group/world readable.
-      closeSync(openSync(absolute, "a", 0o600));
+    // The lock created the file owner-only if it was missing, so it is never group/world readable.
+    const real = lock.database;
+    const names = statSync(real).nlink;
+    if (names > 1) {
+      throw new StoreError(
+        `The state database ${absolute} has ${names} names (hard links). SQLite keeps its write-ahead log beside the name ` +
+          `a database is opened by, so tasks written under one name go missing under another, or corrupt the file. ` +
+          `Delete the extra link (keep one name), or copy the file instead of linking it.`,
+        absolute,
+      );
     }
-    db = await platform.openDatabase(absolute);
+    db = await platform.openDatabase(real);
     db.exec(`PRAGMA busy_timeout=${Math.max(0, Math.floor(opts.busyTimeoutMs ?? 5000))}`);
     await switchToWal(db);
     db.exec("PRAGMA foreign_keys=ON");
     db.exec("PRAGMA synchronous=NORMAL");
     migrate(db, migrations, { path: absolute });
-    restrictMode(absolute);
+    restrictMode(real);
   } catch (err) {
     try {
       db?.close();

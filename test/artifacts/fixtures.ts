@@ -99,14 +99,17 @@ export interface Harness {
   close(): Promise<void>;
 }
 
-export async function connect(deps: Partial<ArtifactSettings> & { projects: () => Record<string, { cwd: string; aliases?: string[] }> }): Promise<Harness> {
+export async function connect(deps: Partial<ArtifactSettings> & { projects: () => Record<string, { cwd: string; aliases?: string[]; allowHardLinks?: boolean }> }): Promise<Harness> {
   const server = new McpServer({ name: "codex-bridge-test", version: "0.0.0" });
   const { projects, ...settings } = deps;
   registerArtifactTools(server, {
     artifactSettings: { maxArtifactBytes: 32 * 1024 * 1024, inlineArtifactBytes: 4 * 1024 * 1024, sensitivePaths: [...DEFAULT_SENSITIVE_PATHS], ...settings },
-    projectRoot: (id) => {
-      const specs: Record<string, ProjectSpec> = Object.fromEntries(Object.entries(projects()).map(([k, p]) => [k, { id: k, ...p }]));
-      return resolveProject(specs, id).cwd;
+    project: (id) => {
+      const specs: Record<string, ProjectSpec> = Object.fromEntries(
+        Object.entries(projects()).map(([k, p]) => [k, { id: k, cwd: p.cwd, aliases: p.aliases, allow_hard_links: p.allowHardLinks }]),
+      );
+      const p = resolveProject(specs, id);
+      return { cwd: p.cwd, allowHardLinks: p.allow_hard_links === true };
     },
   });
   const [a, b] = InMemoryTransport.createLinkedPair();

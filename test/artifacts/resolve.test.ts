@@ -1,5 +1,6 @@
 import { execFileSync } from "node:child_process";
 import fs from "node:fs";
+import net from "node:net";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { ArtifactPathError, normalizeRelativePath, openProjectFile, resolveProjectPath } from "../../src/artifacts/resolve.ts";
@@ -63,6 +64,13 @@ const hostile: { p: string; code?: ArtifactPathError["code"] }[] = [
   { p: "%c0%ae%c0%ae/outside", code: "traversal" },
   { p: "%e0%80%ae%e0%80%ae/outside", code: "traversal" },
   { p: "src%c0%af..%c0%afoutside", code: "traversal" },
+  // encodings that only some layer reads as the name shown: refused rather than guessed
+  { p: "src/a\ud800.txt", code: "encoding" },
+  { p: "src/\udc00a.txt", code: "encoding" },
+  { p: "src/a\ufffd.txt", code: "encoding" },
+  { p: "src%c0%afa.txt", code: "encoding" },
+  { p: "src/%e0%80%afa.txt", code: "encoding" },
+  { p: "%f0%80%80%aesrc", code: "encoding" },
   { p: "．．/outside", code: "traversal" },
   { p: "．．／outside", code: "traversal" },
   { p: "‥/outside", code: "traversal" },
@@ -254,6 +262,171 @@ describe("openProjectFile checks the opened descriptor", () => {
   });
 });
 
+describe("openProjectFile refuses hard links unless the project allows them", () => {
+  it("refuses a hard link to a file outside the project, saying why and how to opt in", () => {
+    fs.writeFileSync(path.join(outside, "linked-secret.txt"), "outside secret\n");
+    fs.linkSync(path.join(outside, "linked-secret.txt"), path.join(root, "src", "hard.txt"));
+    let err: unknown;
+    try {
+      openProjectFile(root, "src/hard.txt", { sensitive });
+    } catch (e) {
+      err = e;
+    }
+    expect(err).toBeInstanceOf(ArtifactPathError);
+    const e = err as ArtifactPathError;
+    expect(e.code).toBe("hard_link");
+    expect(e.message).toMatch(/hard link/);
+    expect(e.message).toContain("allow_hard_links = true");
+    expect(e.message).not.toContain(base);
+    const f = openProjectFile(root, "src/hard.txt", { sensitive, allowHardLinks: true });
+    fs.closeSync(f.fd);
+    expect(f.stat.nlink).toBe(2);
+  });
+
+  it("judges the opened descriptor: a file hard-linked after the check is refused too", () => {
+    const victim = path.join(root, "src", "late-link.txt");
+    fs.writeFileSync(victim, "harmless\n");
+    expect(() =>
+      openProjectFile(root, "src/late-link.txt", { sensitive, beforeOpen: (abs) => fs.linkSync(abs, path.join(outside, "late-link.txt")) }),
+    ).toThrow(/hard link/);
+  });
+});
+
+describe("openProjectFile refuses special files quickly", () => {
+  const quickly = (fn: () => unknown): unknown => {
+    const started = Date.now();
+    let err: unknown;
+    try {
+      fn();
+    } catch (e) {
+      err = e;
+    }
+    expect(Date.now() - started).toBeLessThan(1000);
+    return err;
+  };
+
+  it("a unix socket", async () => {
+    const sock = path.join(root, "src", "app.sock");
+    const server = net.createServer();
+    await new Promise<void>((resolve) => server.listen(sock, resolve));
+    try {
+      const err = quickly(() => openProjectFile(root, "src/app.sock", { sensitive }));
+      expect(err).toBeInstanceOf(ArtifactPathError);
+      expect((err as Error).message).toMatch(/not a regular file/);
+    } finally {
+      await new Promise((resolve) => server.close(resolve));
+    }
+  });
+
+  it("a device, through a symlink inside the project", () => {
+    fs.symlinkSync("/dev/zero", path.join(root, "src", "zero"));
+    const err = quickly(() => openProjectFile(root, "src/zero", { sensitive }));
+    expect(err).toBeInstanceOf(ArtifactPathError);
+    expect((err as ArtifactPathError).code).toBe("outside");
+  });
+
+  it("a FIFO swapped in after the check, without blocking on the open", () => {
+    const victim = path.join(root, "src", "to-fifo.txt");
+    fs.writeFileSync(victim, "harmless\n");
+    const err = quickly(() =>
+      openProjectFile(root, "src/to-fifo.txt", {
+        sensitive,
+        beforeOpen: (abs) => {
+          fs.rmSync(abs);
+          execFileSync("mkfifo", [abs]);
+        },
+      }),
+    );
+    expect(err).toBeInstanceOf(ArtifactPathError);
+    expect((err as ArtifactPathError).code).toBe("changed");
+    fs.rmSync(victim);
+  });
+});
+
+// Names that hold credentials in the wild; each is refused under any case, at the root or deeper.
+const SECRET_FILES = [
+  "token.txt",
+  "tokens.json",
+  "password.txt",
+  "passwords.txt",
+  "service-account.json",
+  "gcp-service-account.json",
+  "serviceAccountKey.json",
+  "client_secret_1234.apps.googleusercontent.com.json",
+  ".htpasswd",
+  "terraform.tfstate",
+  "terraform.tfstate.backup",
+  "prod.tfstate",
+  "secrets.auto.tfvars",
+  "kubeconfig",
+  "kubeconfig.yaml",
+  "cluster.kubeconfig",
+  ".kube/config",
+  "wallet.dat",
+  ".aws/credentials",
+  ".aws/config",
+  ".config/gcloud/application_default_credentials.json",
+  "gcloud/legacy_credentials/me@example.com/adc.json",
+  ".azure/azureProfile.json",
+  ".azure/msal_token_cache.json",
+  "keystore.p12",
+  "cert.pfx",
+  "release.jks",
+  "upload.keystore",
+  "store.bks",
+  "putty.ppk",
+  "AuthKey_ABC123.p8",
+  ".netrc",
+  "_netrc",
+  ".pgpass",
+  ".my.cnf",
+  ".docker/config.json",
+  ".npmrc",
+  ".pypirc",
+  ".yarnrc.yml",
+  ".vault-token",
+  ".terraformrc",
+  ".git-credentials",
+  "secrets.yaml",
+  "secrets.json",
+  ".secrets",
+  "id_ed25519",
+  "id_ed25519_sk",
+  "id_ecdsa",
+  "id_rsa.pub",
+  "ssh_host_ed25519_key",
+  "vault.kdbx",
+  ".git/config",
+  "vendor/lib/.git/config",
+  "prod.env",
+  "wp-config.php",
+];
+const ORDINARY_FILES = ["src/token.ts", "src/tokenizer.ts", "src/auth/password.ts", "docs/kubeconfig.md", "infra/main.tf", "src/wallet.ts", "README.md"];
+
+describe("the built-in sensitive list", () => {
+  const variants = (p: string): string[] => [p, p.toUpperCase(), `deploy/${p}`, `a/b/${p.replace(/^[^/]*/, (first) => first[0].toUpperCase() + first.slice(1))}`];
+  it.each(SECRET_FILES)("refuses %s in every case and depth", (p) => {
+    for (const v of variants(p)) {
+      let err: unknown;
+      try {
+        normalizeRelativePath(v, { sensitive });
+      } catch (e) {
+        err = e;
+      }
+      expect((err as ArtifactPathError | undefined)?.code, v).toBe("sensitive");
+    }
+  });
+
+  it.each(ORDINARY_FILES)("still serves %s", (p) => {
+    expect(normalizeRelativePath(p, { sensitive })).toBe(p);
+  });
+
+  it("is the list the config applies by default", async () => {
+    const { DEFAULT_SENSITIVE_PATHS: fromConfig } = await import("../../src/config/schema.ts");
+    expect([...fromConfig]).toEqual([...DEFAULT_SENSITIVE_PATHS]);
+  });
+});
+
 describe("sensitive matching", () => {
   it("matches names anywhere, ancestors, and ignores case", () => {
     const m = sensitiveMatcher(["*.pem", ".env*", "secrets"]);
@@ -262,6 +435,20 @@ describe("sensitive matching", () => {
     expect(m("config/secrets/db.txt")).toBe(true);
     expect(m("config/secretsx/db.txt")).toBe(false);
     expect(m("src/environment.ts")).toBe(false);
+  });
+
+  it("matches a pattern with a slash at the root and below any directory, ignoring case; a leading / anchors it", () => {
+    const m = sensitiveMatcher(["config/prod.yml", "private/**", "/build/keys"]);
+    expect(m("config/prod.yml")).toBe(true);
+    expect(m("Config/PROD.yml")).toBe(true);
+    expect(m("apps/web/config/prod.yml")).toBe(true);
+    expect(m("config/prod.yml.bak")).toBe(false);
+    expect(m("private")).toBe(true);
+    expect(m("private/notes/x.md")).toBe(true);
+    expect(m("docs/Private/x.md")).toBe(true);
+    expect(m("build/keys/a")).toBe(true);
+    expect(m("BUILD/Keys")).toBe(true);
+    expect(m("sub/build/keys")).toBe(false);
   });
 
   it("honours a configured list instead of the defaults", () => {

@@ -58,7 +58,7 @@ describe("defaults", () => {
   });
 
   it("default sensitive paths include the usual secret files", () => {
-    for (const p of [".env", ".env.*", "*.pem", "*.key", "id_rsa*", "id_ed25519*", ".npmrc", ".netrc", ".git-credentials", ".aws/**", ".ssh/**", "secrets.*"]) {
+    for (const p of [".env", ".env.*", "*.pem", "*.key", "id_rsa*", "id_ed25519*", ".npmrc", ".netrc", ".git-credentials", ".aws", ".ssh", "secrets.*"]) {
       expect(DEFAULT_SENSITIVE_PATHS).toContain(p);
     }
   });
@@ -166,11 +166,20 @@ describe("projects", () => {
     const link = join(dir, "link-a");
     symlinkSync(projA, link);
     const { config } = parse(`[projects.a]\ncwd = ${JSON.stringify(link)}\naliases = ["alpha"]\ndescription = "A"`);
-    expect(config.projects.a).toEqual({ id: "a", cwd: link, real_cwd: projA, aliases: ["alpha"], description: "A" });
+    expect(config.projects.a).toEqual({ id: "a", cwd: link, real_cwd: projA, aliases: ["alpha"], description: "A", allow_hard_links: false });
     const projects = supervisorSettings(config, {}).projects;
     expect(resolveProject(projects, "alpha").id).toBe("a");
     expect(resolveProject(projects, "a").id).toBe("a");
     expect(() => resolveProject(projects, "nope")).toThrow(/project_id "nope" is not configured; use one of: a/);
+  });
+
+  it("allow_hard_links is off unless the project turns it on, and must be a boolean", () => {
+    const projB = join(dir, "proj-hard-links");
+    mkdirSync(projB);
+    const { config } = parse(`[projects.a]\ncwd = ${JSON.stringify(projA)}\n[projects.b]\ncwd = ${JSON.stringify(projB)}\nallow_hard_links = true`);
+    expect(config.projects.a.allow_hard_links).toBe(false);
+    expect(config.projects.b.allow_hard_links).toBe(true);
+    expect(errorOf(() => parse(`[projects.a]\ncwd = ${JSON.stringify(projA)}\nallow_hard_links = "yes"`)).message).toMatch(/allow_hard_links.*true or false/);
   });
 
   it("leaves out a missing directory and reports it, or fails in strict mode", () => {

@@ -153,6 +153,33 @@ describe("bad input is a tool error naming the field and the fix", () => {
   });
 });
 
+describe("hard links", () => {
+  it("are refused with the reason and the opt-in, unless the project sets allow_hard_links", async () => {
+    const outside = tempDir("tools-outside");
+    try {
+      fs.writeFileSync(path.join(outside, "secret.txt"), "outside secret\n");
+      fs.linkSync(path.join(outside, "secret.txt"), path.join(root, "data", "linked.txt"));
+      const r = await call("codex_artifact", { project_id: "demo", path: "data/linked.txt" });
+      expect(r.isError).toBe(true);
+      expect(textOf(r)).toMatch(/^path: .*hard link.*allow_hard_links = true/);
+      expect(textOf(r)).not.toContain("outside secret");
+      await expect(h.client.readResource({ uri: "codex-artifact://demo/data/linked.txt" })).rejects.toThrow(/allow_hard_links/);
+
+      const trusting = await connect({ projects: () => ({ demo: { cwd: root, allowHardLinks: true } }) });
+      try {
+        const ok = await trusting.client.callTool({ name: "codex_artifact", arguments: { project_id: "demo", path: "data/linked.txt" } });
+        expect(ok.isError).toBeFalsy();
+        expect(bytesOf(ok as CallToolResult).bytes.toString()).toBe("outside secret\n");
+      } finally {
+        await trusting.close();
+      }
+    } finally {
+      fs.rmSync(path.join(root, "data", "linked.txt"), { force: true });
+      fs.rmSync(outside, { recursive: true, force: true });
+    }
+  });
+});
+
 describe("codex_files", () => {
   it("lists recursively in path order, skipping .git and sensitive files", async () => {
     const r = await call("codex_files", { project_id: "demo", recursive: true });

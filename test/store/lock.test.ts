@@ -1,12 +1,12 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
-import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { existsSync, linkSync, mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, symlinkSync, writeFileSync } from "node:fs";
 import { hostname, tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { getPlatform } from "../../platform/index.ts";
 import type { ChildHandle, Platform } from "../../platform/types.ts";
-import { openStateDatabase, StoreLockedError, type OpenedStore } from "../../src/store/open.ts";
-import { acquireHolderLock } from "../../src/store/lock.ts";
+import { openStateDatabase, StoreError, StoreLockedError, type OpenedStore } from "../../src/store/open.ts";
+import { acquireHolderLock, identityLockPath } from "../../src/store/lock.ts";
 import type { Migration } from "../../src/store/migrate.ts";
 import { childEnv, prepareTsRunner, type TsRunner } from "./support/run-ts.ts";
 import { lineReader } from "./support/child-lines.ts";
@@ -32,7 +32,12 @@ afterEach(async () => {
     c.killTree("SIGKILL");
     await c.exited;
   }
-  if (dir) rmSync(dir, { recursive: true, force: true });
+  if (dir) {
+    // A SIGKILLed child leaves its identity lock behind; once the file is gone its inode may name another test's.
+    const db = join(dir, "state.sqlite3");
+    if (existsSync(db)) rmSync(identityLockPath(db), { force: true });
+    rmSync(dir, { recursive: true, force: true });
+  }
 });
 
 function freshDb(): string {
@@ -112,6 +117,91 @@ describe("holder lock", () => {
     expect((err as Error).message).toContain(`PID ${first.child.pid}`);
   });
 
+  // The lock names the file, not the spelling: every other name of a live database is refused with its holder.
+  // Each case makes another name for the database in `dir` and returns it.
+  const otherNames: [string, (db: string) => string][] = [
+    ["a symlink to it", (db) => link(db, join(dir, "other.sqlite3"), symlinkSync)],
+    ["a path through a symlinked directory", () => join(link(dir, join(dir, "dir-link"), symlinkSync), "state.sqlite3")],
+    ["a hard link to it", (db) => link(db, join(dir, "other.sqlite3"), linkSync)],
+    ["a hard link in another directory", (db) => (mkdirSync(join(dir, "elsewhere")), link(db, join(dir, "elsewhere", "other.sqlite3"), linkSync))],
+  ];
+  function link(target: string, name: string, make: (target: string, name: string) => void): string {
+    make(target, name);
+    return name;
+  }
+
+  it.each(otherNames)("refuses %s while the holder runs, naming the holder", async (label, otherName) => {
+    const db = freshDb();
+    const holder = startHolder(db);
+    await holder.child.write("go\n");
+    expect(await holder.lines.next()).toBe(`LOCKED ${holder.child.pid}`);
+    const other = otherName(db);
+    const err = await open(other, { lockWaitMs: 0 }).catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(StoreLockedError);
+    expect((err as Error).message).toContain(`PID ${holder.child.pid}`);
+    // Once the holder is gone, a symlink opens the very same database (the holder's row is there). A hard link
+    // is refused outright: SQLite keeps the write-ahead log beside the name, so a second name loses or corrupts data.
+    holder.child.endStdin();
+    await holder.child.exited;
+    if (label.includes("hard link")) {
+      const refused = await open(other, { lockWaitMs: 5000 }).catch((e: unknown) => e);
+      expect(refused).toBeInstanceOf(StoreError);
+      expect((refused as Error).message).toMatch(/has 2 names \(hard links\).*Delete the extra link/);
+      expect(existsSync(`${db}.lock`)).toBe(false);
+    } else {
+      const store = await open(other, { lockWaitMs: 5000 });
+      expect(store.db.prepare("SELECT x FROM t").all()).toEqual([{ x: holder.child.pid }]);
+    }
+  });
+
+  it("also writes an identity lock naming the file's device and inode, beside the real file's lock, and removes both", async () => {
+    const db = freshDb();
+    symlinkSync(db, join(dir, "alias.sqlite3"));
+    const store = await open(join(dir, "alias.sqlite3"));
+    expect(store.lock!.path).toBe(`${db}.lock`);
+    expect(store.lock!.database).toBe(db);
+    expect(store.lock!.identityPath).toBe(identityLockPath(db));
+    const holder = JSON.parse(readFileSync(store.lock!.identityPath, "utf8"));
+    expect(holder).toMatchObject({ pid: process.pid, hostname: hostname(), database: join(dir, "alias.sqlite3") });
+    store.close();
+    expect(existsSync(`${db}.lock`)).toBe(false);
+    expect(existsSync(identityLockPath(db))).toBe(false);
+  });
+
+  it("names the other name a live identity-lock holder used", async () => {
+    const db = freshDb();
+    writeFileSync(db, "");
+    const elsewhere = join(dir, "first-name.sqlite3");
+    writeFileSync(identityLockPath(db), JSON.stringify({ pid: process.pid, startedAt: new Date().toISOString(), hostname: hostname(), database: elsewhere }));
+    const err = await open(db, { lockWaitMs: 0, pid: 999_999 }).catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(StoreLockedError);
+    expect((err as Error).message).toContain(`PID ${process.pid}`);
+    expect((err as Error).message).toContain(`opened the same file as ${elsewhere}`);
+    // Refused on the second lock: the first one is given back.
+    expect(existsSync(`${db}.lock`)).toBe(false);
+  });
+
+  it("takes over an identity lock left by a dead process", async () => {
+    const db = freshDb();
+    writeFileSync(db, "");
+    writeFileSync(identityLockPath(db), JSON.stringify({ pid: await deadPid(), startedAt: new Date().toISOString(), hostname: hostname() }));
+    const store = await open(db, { lockWaitMs: 0 });
+    expect(JSON.parse(readFileSync(identityLockPath(db), "utf8")).pid).toBe(process.pid);
+  });
+
+  it.skipIf(process.platform === "win32")("keeps the identity lock directory owner-only and refuses one that is a symlink", async () => {
+    const db = freshDb();
+    const lockDir = join(dir, "locks");
+    const lock = await acquireHolderLock(db, { processAlive: () => true, identityLockDir: lockDir });
+    lock.release();
+    expect((statSync(lockDir).mode & 0o777).toString(8)).toBe("700");
+    // In a shared temp dir another user could plant the directory (here: a symlink to one it controls).
+    symlinkSync(lockDir, join(dir, "planted"));
+    const err = await acquireHolderLock(db, { processAlive: () => true, identityLockDir: join(dir, "planted") }).catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(StoreError);
+    expect((err as Error).message).toMatch(/lock directory .*planted.*not a directory/);
+  });
+
   it("waits for a holder that exits during the wait, then opens", async () => {
     const db = freshDb();
     const holder = startHolder(db);
@@ -172,7 +262,7 @@ describe("holder lock", () => {
       }
       return pid === winner.pid;
     };
-    const err = await acquireHolderLock(db, { processAlive: alive, waitMs: 0 }).catch((e: unknown) => e);
+    const err = await acquireHolderLock(db, { processAlive: alive, waitMs: 0, identityLockDir: join(dir, "locks") }).catch((e: unknown) => e);
     expect(err).toBeInstanceOf(StoreLockedError);
     expect((err as Error).message).toContain("PID 2222");
     expect(JSON.parse(readFileSync(`${db}.lock`, "utf8"))).toEqual(winner);
@@ -181,7 +271,7 @@ describe("holder lock", () => {
 
   it("release leaves a lock alone that someone else has since taken", async () => {
     const db = freshDb();
-    const lock = await acquireHolderLock(db, { processAlive: () => true });
+    const lock = await acquireHolderLock(db, { processAlive: () => true, identityLockDir: join(dir, "locks") });
     const other = JSON.stringify({ pid: 4242, startedAt: new Date().toISOString(), hostname: hostname() });
     writeFileSync(`${db}.lock`, other);
     lock.release();

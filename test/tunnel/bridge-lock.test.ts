@@ -1,7 +1,8 @@
 // Restart-friendly holder lock with real bridge processes: a successor waits for a predecessor that is still
 // exiting, takes over from a SIGKILLed one, and refuses a live one with one clear stderr line and a clean stdout.
 import { spawn } from "node:child_process";
-import { readFileSync } from "node:fs";
+import { linkSync, mkdirSync, readFileSync, symlinkSync } from "node:fs";
+import { dirname, join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { BUN, MAIN, callTool, eventually, prepareBridge, processGone, type BridgeSetup, stopAll } from "../support/bridge-process.ts";
 import { PROJECT_ROOT } from "../support/real-codex.ts";
@@ -88,34 +89,56 @@ describe("holder lock between real bridge processes", () => {
   it("a live holder gets one clear error naming its PID, a non-zero exit and nothing on stdout", async () => {
     setup = await prepareBridge();
     const { t: holder } = await startedAndServing(setup);
-    const started = Date.now();
-    // Spawned directly, stdin left open like the tunnel's: the refusal must end the process by itself.
-    const env: Record<string, string> = {};
-    for (const [k, v] of Object.entries(setup.env)) if (v !== undefined) env[k] = v;
-    const child = spawn(BUN, [MAIN, "serve"], { cwd: PROJECT_ROOT, env, stdio: ["pipe", "pipe", "pipe"] });
-    let stdout = "";
-    let stderr = "";
-    child.stdout.on("data", (d: Buffer) => (stdout += d.toString()));
-    child.stderr.on("data", (d: Buffer) => (stderr += d.toString()));
-    const exit = await new Promise<{ code: number | null; signal: string | null }>((resolve) => {
-      const timer = setTimeout(() => child.kill("SIGKILL"), 30_000);
-      child.on("exit", (code, signal) => {
-        clearTimeout(timer);
-        resolve({ code, signal });
-      });
-    });
-    console.info(`[bridge-lock] refused after ${Date.now() - started} ms: ${stderr.trim()}`);
-    expect(exit.signal).toBeNull();
-    expect(exit.code).not.toBe(0);
-    expect(stdout).toBe("");
-    const lines = stderr.trim().split("\n");
-    expect(lines, stderr).toHaveLength(1);
-    expect(lines[0]).toContain(`PID ${holder.pid}`);
-    expect(lines[0]).toMatch(/Stop that process|CODEX_BRIDGE_STATE/);
+    const refused = await runRefusedBridge(setup, {});
+    expect(refused.lines[0]).toContain(`PID ${holder.pid}`);
+    expect(refused.lines[0]).toMatch(/Stop that process|CODEX_BRIDGE_STATE/);
     // The holder is untouched and keeps serving.
     expect(lockHolderPid(setup)).toBe(holder.pid);
     const status = await callTool(holder, "codex_status", {});
     expect(status.isError, status.text).toBe(false);
     expect(holder.fatal).toBeNull();
   }, 60_000);
+
+  it("a second bridge given a symlink or a hard link to the live database is refused the same way", async () => {
+    setup = await prepareBridge();
+    const { t: holder } = await startedAndServing(setup);
+    const dir = dirname(setup.statePath);
+    symlinkSync(setup.statePath, join(dir, "symlinked.sqlite3"));
+    mkdirSync(join(dir, "elsewhere"));
+    linkSync(setup.statePath, join(dir, "elsewhere", "hard-linked.sqlite3"));
+    for (const name of [join(dir, "symlinked.sqlite3"), join(dir, "elsewhere", "hard-linked.sqlite3")]) {
+      const refused = await runRefusedBridge(setup, { CODEX_BRIDGE_STATE: name });
+      expect(refused.lines[0]).toContain(`PID ${holder.pid}`);
+    }
+    expect(lockHolderPid(setup)).toBe(holder.pid);
+    const status = await callTool(holder, "codex_status", {});
+    expect(status.isError, status.text).toBe(false);
+  }, 60_000);
 });
+
+/** Runs a bridge that must refuse to start: one stderr line, a non-zero exit by itself, nothing on stdout. */
+async function runRefusedBridge(s: BridgeSetup, extraEnv: Record<string, string>): Promise<{ lines: string[] }> {
+  const started = Date.now();
+  // Spawned directly, stdin left open like the tunnel's: the refusal must end the process by itself.
+  const env: Record<string, string> = {};
+  for (const [k, v] of Object.entries({ ...s.env, ...extraEnv })) if (v !== undefined) env[k] = v;
+  const child = spawn(BUN, [MAIN, "serve"], { cwd: PROJECT_ROOT, env, stdio: ["pipe", "pipe", "pipe"] });
+  let stdout = "";
+  let stderr = "";
+  child.stdout.on("data", (d: Buffer) => (stdout += d.toString()));
+  child.stderr.on("data", (d: Buffer) => (stderr += d.toString()));
+  const exit = await new Promise<{ code: number | null; signal: string | null }>((resolve) => {
+    const timer = setTimeout(() => child.kill("SIGKILL"), 30_000);
+    child.on("exit", (code, signal) => {
+      clearTimeout(timer);
+      resolve({ code, signal });
+    });
+  });
+  console.info(`[bridge-lock] refused after ${Date.now() - started} ms: ${stderr.trim()}`);
+  expect(exit.signal).toBeNull();
+  expect(exit.code).not.toBe(0);
+  expect(stdout).toBe("");
+  const lines = stderr.trim().split("\n");
+  expect(lines, stderr).toHaveLength(1);
+  return { lines };
+}
