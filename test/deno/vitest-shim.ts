@@ -1,6 +1,6 @@
 // What `import ... from "vitest"` means under `deno test` (npm run test:deno maps it here with an import map): the
 // store and platform tests, written for vitest, run unchanged as Deno.test cases with vitest's own expect.
-//
+
 // describe/it register one Deno.test per test, named "suite > test", in file order. Hooks run as vitest runs them:
 // beforeAll before a suite's first test, afterAll after its last, beforeEach/afterEach around each test (outer first
 // in, inner first out). expect is @vitest/expect on chai, set up as vitest sets it up, so matchers mean the same.
