@@ -88,7 +88,9 @@ const USAGE = `usage: bun build.ts [--target T[,T...]]... [--bundle-only] [--dis
   --target       one of ${Object.keys(TARGETS).join(", ")}, "host" or "all" (default: all)
   --bundle-only  only write the Node/Deno bundle
   --dist DIR     where the bundle goes (default: dist)
-  --out DIR      where the executables and SHA256SUMS go (default: dist-binaries)`;
+  --out DIR      where the executables and SHA256SUMS go (default: dist-binaries)
+A build of some targets keeps the other targets' executables already in the out dir; SHA256SUMS and BUILD-INFO.json
+list every executable there.`;
 
 function hostTarget(): string {
   const os = process.platform === "win32" ? "windows" : process.platform;
@@ -331,14 +333,84 @@ function printTable(outputs: Output[]): void {
   for (const row of [header, ...rows]) console.log(row.map((c, i) => c.padEnd(widths[i])).join("  ").trimEnd());
 }
 
-function cleanBinaries(dir: string): void {
+/** What a BUILD-INFO.json records of one executable. */
+interface BinaryRecord {
+  target: string;
+  file: string;
+  bytes: number;
+  sha256: string;
+  /** Fingerprint and build time of the build that wrote it (null: a file kept from a build that did not record it). */
+  fingerprint: string | null;
+  builtAt: string | null;
+}
+
+/**
+ * Readies the executables' dir and returns what its BUILD-INFO.json said. The requested targets' executables are
+ * removed (a build of every target removes every codex-bridge-* file), so a failed compile never leaves an old one
+ * behind; other targets' executables stay. SHA256SUMS and BUILD-INFO.json are removed and written afresh at the end.
+ */
+function prepareBinariesDir(dir: string, targets: string[]): BinaryRecord[] {
   fs.mkdirSync(dir, { recursive: true });
-  // A partial build must not leave binaries of another build next to a SHA256SUMS that does not list them.
+  const previous = readPreviousRecords(path.join(dir, "BUILD-INFO.json"));
+  const full = Object.keys(TARGETS).every((t) => targets.includes(t));
+  const rebuilt = new Set(targets.map((t) => TARGETS[t].fileName));
   for (const name of fs.readdirSync(dir)) {
-    if (name.startsWith("codex-bridge-") || name === "SHA256SUMS" || name === "BUILD-INFO.json") {
+    if (rebuilt.has(name) || (full && name.startsWith("codex-bridge-")) || name === "SHA256SUMS" || name === "BUILD-INFO.json") {
       fs.rmSync(path.join(dir, name), { force: true });
     }
   }
+  return previous;
+}
+
+function readPreviousRecords(file: string): BinaryRecord[] {
+  try {
+    const info = JSON.parse(fs.readFileSync(file, "utf8")) as {
+      fingerprint?: string;
+      builtAt?: string;
+      binaries?: Partial<BinaryRecord>[];
+    };
+    return (info.binaries ?? []).flatMap((b) =>
+      typeof b.file === "string" && typeof b.sha256 === "string" && typeof b.target === "string"
+        ? [{
+            target: b.target,
+            file: b.file,
+            bytes: Number(b.bytes ?? 0),
+            sha256: b.sha256,
+            fingerprint: b.fingerprint ?? info.fingerprint ?? null,
+            builtAt: b.builtAt ?? info.builtAt ?? null,
+          }]
+        : [],
+    );
+  } catch {
+    return [];
+  }
+}
+
+/**
+ * Every executable (codex-bridge-*) now in `dir`, hashed afresh: this build's, and those kept from earlier builds
+ * (described by their earlier BUILD-INFO.json record when the file is unchanged since).
+ */
+function presentBinaries(dir: string, built: Output[], builtAt: string, fingerprint: string, previous: BinaryRecord[]): BinaryRecord[] {
+  const records: BinaryRecord[] = [];
+  for (const name of fs.readdirSync(dir).sort((a, b) => a.localeCompare(b))) {
+    const file = path.join(dir, name);
+    if (!name.startsWith("codex-bridge-") || !fs.statSync(file).isFile()) continue;
+    const data = fs.readFileSync(file);
+    const hash = sha256(data);
+    const target =
+      Object.keys(TARGETS).find((t) => TARGETS[t].fileName === name) ?? name.slice("codex-bridge-".length).replace(/\.exe$/, "");
+    const fresh = built.some((b) => path.basename(b.file) === name && b.sha256 === hash);
+    const earlier = previous.find((p) => p.file === name && p.sha256 === hash);
+    records.push({
+      target,
+      file: name,
+      bytes: data.byteLength,
+      sha256: hash,
+      fingerprint: fresh ? fingerprint : (earlier?.fingerprint ?? null),
+      builtAt: fresh ? builtAt : (earlier?.builtAt ?? null),
+    });
+  }
+  return records;
 }
 
 async function main(): Promise<void> {
@@ -375,27 +447,17 @@ async function main(): Promise<void> {
   if (!opts.bundleOnly) {
     const bun = bunExecutable();
     const bunVer = bunVersion(bun);
-    cleanBinaries(opts.binariesDir);
+    const previous = prepareBinariesDir(opts.binariesDir, opts.targets);
     const binaries: Output[] = [];
     for (const target of opts.targets) {
       const values = { fingerprint, builtAt, runtimeTarget: TARGETS[target].bunTarget };
       binaries.push(compile(bun, bunVer, target, template, values, opts.binariesDir));
     }
-    const sums = binaries
-      .map((b) => `${b.sha256}  ${path.basename(b.file)}\n`)
-      .sort((a, b) => a.slice(66).localeCompare(b.slice(66)))
-      .join("");
+    // A partial build keeps the other targets' executables, so the sums cover every executable in the dir.
+    const present = presentBinaries(opts.binariesDir, binaries, builtAt, fingerprint, previous);
+    const sums = present.map((b) => `${b.sha256}  ${b.file}\n`).join("");
     fs.writeFileSync(path.join(opts.binariesDir, "SHA256SUMS"), sums);
-    const release = {
-      ...info,
-      bun: bunVer,
-      binaries: binaries.map((b) => ({
-        target: b.label,
-        file: path.basename(b.file),
-        bytes: b.bytes,
-        sha256: b.sha256,
-      })),
-    };
+    const release = { ...info, bun: bunVer, binaries: present };
     fs.writeFileSync(path.join(opts.binariesDir, "BUILD-INFO.json"), `${JSON.stringify(release, null, 2)}\n`);
     outputs.push(...binaries);
   }

@@ -1,10 +1,12 @@
 // Reads the ledger .ci/run writes (one step per line, tab-separated) and prints a breakdown and then ONE plain line,
-// "N passed, N failed", counting every test of every vitest JSON report and bun test run plus one per check step.
+// "N passed, N failed", counting every test of every vitest JSON report, bun test and deno test run plus one per
+// check step.
 // Exit status: 0 only when nothing failed.
 //
 // Ledger lines:
 //   vitest <TAB> NAME <TAB> REPORT.json <TAB> EXIT   tests from vitest's JSON reporter
 //   bun    <TAB> NAME <TAB> OUTPUT.txt  <TAB> EXIT   tests from the "N pass" / "N fail" summary of bun test
+//   deno   <TAB> NAME <TAB> OUTPUT.txt  <TAB> EXIT   tests from the "ok | N passed | N failed" summary of deno test
 //   check  <TAB> NAME <TAB> EXIT                     one pass or one fail
 import { existsSync, readFileSync } from "node:fs";
 
@@ -50,6 +52,22 @@ function bunCounts(outputPath, exit) {
   return { passed: Number(pass[1]), failed, note: notes.join("; ") };
 }
 
+// deno test colours its output even into a file; its summary line reads, once the colours are stripped,
+// "ok | 59 passed | 0 failed (13s)" or "FAILED | 4 passed (2 steps) | 4 failed | 1 ignored (361ms)".
+function denoCounts(outputPath, exit) {
+  const text = existsSync(outputPath) ? readFileSync(outputPath, "utf8").replace(/\x1b\[[0-9;]*m/g, "") : "";
+  const summary = /^(?:ok|FAILED) \| (\d+) passed(?: \(\d+ steps?\))? \| (\d+) failed(?: \(\d+ steps?\))?(?: \| (\d+) ignored)?/m.exec(text);
+  if (!summary) return { passed: 0, failed: 1, note: `no deno test summary (exit ${exit})` };
+  let failed = Number(summary[2]);
+  const notes = [];
+  if (exit !== 0 && failed === 0) {
+    failed = 1;
+    notes.push(`deno test exited ${exit} with no failed test`);
+  }
+  if (summary[3] && Number(summary[3]) > 0) notes.push(`${summary[3]} ignored`);
+  return { passed: Number(summary[1]), failed, note: notes.join("; ") };
+}
+
 function main(ledgerPath) {
   if (!ledgerPath || !existsSync(ledgerPath)) {
     console.log("0 passed, 1 failed");
@@ -65,6 +83,7 @@ function main(ledgerPath) {
     let c;
     if (kind === "vitest") c = vitestCounts(a, Number(b));
     else if (kind === "bun") c = bunCounts(a, Number(b));
+    else if (kind === "deno") c = denoCounts(a, Number(b));
     else if (kind === "check") c = Number(a) === 0 ? { passed: 1, failed: 0, note: "" } : { passed: 0, failed: 1, note: `exit ${a}` };
     else c = { passed: 0, failed: 1, note: `unknown ledger line: ${line}` };
     passed += c.passed;

@@ -1,4 +1,6 @@
 // Builds the linux-x64 executable once, into temp dirs, and checks it the way a user downloading it would.
+// The output dir starts with other targets' executables and stale sums, as after an earlier build, to check that a
+// partial build keeps them and lists every executable present in SHA256SUMS.
 import { spawnSync, type SpawnSyncReturns } from "node:child_process";
 import { createHash } from "node:crypto";
 import fs from "node:fs";
@@ -17,7 +19,7 @@ interface ReleaseInfo {
   version: string;
   fingerprint: string;
   builtAt: string;
-  binaries: { target: string; file: string; bytes: number; sha256: string }[];
+  binaries: { target: string; file: string; bytes: number; sha256: string; fingerprint: string | null; builtAt: string | null }[];
 }
 
 let work: string;
@@ -25,6 +27,41 @@ let distDir: string;
 let outDir: string;
 let binary: string;
 let release: ReleaseInfo;
+
+// What an earlier build left in the output dir: two other targets' executables (one described by the earlier
+// BUILD-INFO.json, one changed since), a stale linux-x64, and sums listing an executable that is gone.
+const EARLIER_FINGERPRINT = "e".repeat(64);
+const KEPT: Record<string, Buffer> = {
+  "codex-bridge-darwin-arm64": Buffer.from("darwin-arm64 executable from an earlier build\n"),
+  "codex-bridge-windows-x64.exe": Buffer.from("windows-x64 executable, replaced by hand since\n"),
+};
+const STALE_LINUX = Buffer.from("stale linux-x64 executable\n");
+
+function seedEarlierBuild(dir: string): void {
+  fs.mkdirSync(dir, { recursive: true });
+  for (const [name, data] of Object.entries(KEPT)) fs.writeFileSync(path.join(dir, name), data, { mode: 0o755 });
+  fs.writeFileSync(path.join(dir, "codex-bridge-linux-x64"), STALE_LINUX, { mode: 0o755 });
+  fs.writeFileSync(
+    path.join(dir, "SHA256SUMS"),
+    [
+      `${"0".repeat(64)}  codex-bridge-darwin-arm64`,
+      `${sha256(STALE_LINUX)}  codex-bridge-linux-x64`,
+      `${"1".repeat(64)}  codex-bridge-linux-arm64`,
+      "",
+    ].join("\n"),
+  );
+  const earlier = {
+    version: "0.0.1",
+    fingerprint: EARLIER_FINGERPRINT,
+    builtAt: "2020-01-01T00:00:00.000Z",
+    binaries: [
+      { target: "darwin-arm64", file: "codex-bridge-darwin-arm64", bytes: 1, sha256: sha256(KEPT["codex-bridge-darwin-arm64"]) },
+      { target: "windows-x64", file: "codex-bridge-windows-x64.exe", bytes: 1, sha256: "2".repeat(64) },
+      { target: "linux-arm64", file: "codex-bridge-linux-arm64", bytes: 1, sha256: "1".repeat(64) },
+    ],
+  };
+  fs.writeFileSync(path.join(dir, "BUILD-INFO.json"), JSON.stringify(earlier));
+}
 
 function sha256(data: string | Uint8Array): string {
   return createHash("sha256").update(data).digest("hex");
@@ -48,6 +85,7 @@ describe.skipIf(!onLinuxX64)("build.ts --target linux-x64", () => {
     work = fs.mkdtempSync(path.join(os.tmpdir(), "codex-bridge-buildtest-"));
     distDir = path.join(work, "dist");
     outDir = path.join(work, "dist-binaries");
+    seedEarlierBuild(outDir);
     const res = buildScript(["--target", "linux-x64", "--dist", distDir, "--out", outDir]);
     if (res.status !== 0) throw new Error(`build failed (${res.status}):\n${res.stdout}\n${res.stderr}`);
     binary = path.join(outDir, "codex-bridge-linux-x64");
@@ -58,19 +96,36 @@ describe.skipIf(!onLinuxX64)("build.ts --target linux-x64", () => {
     if (work) fs.rmSync(work, { recursive: true, force: true });
   });
 
-  it("writes only the requested executable, listed in SHA256SUMS with its real hash", () => {
+  it("rebuilds only the requested executable and keeps the other targets' ones", () => {
     const names = fs.readdirSync(outDir).sort();
-    expect(names).toEqual(["BUILD-INFO.json", "SHA256SUMS", "codex-bridge-linux-x64"]);
+    expect(names).toEqual(["BUILD-INFO.json", "SHA256SUMS", "codex-bridge-darwin-arm64", "codex-bridge-linux-x64", "codex-bridge-windows-x64.exe"]);
+    for (const [name, data] of Object.entries(KEPT)) expect(fs.readFileSync(path.join(outDir, name)).equals(data), name).toBe(true);
+    expect(sha256(fs.readFileSync(binary))).not.toBe(sha256(STALE_LINUX));
+  });
+
+  it("lists every executable present in SHA256SUMS with its real hash, and none that is gone", () => {
     const sums = fs.readFileSync(path.join(outDir, "SHA256SUMS"), "utf8");
     const lines = sums.trimEnd().split("\n");
-    expect(lines).toHaveLength(1);
-    const [hash, name] = lines[0].split("  ");
-    expect(name).toBe("codex-bridge-linux-x64");
-    expect(hash).toBe(sha256(fs.readFileSync(binary)));
+    const names = ["codex-bridge-darwin-arm64", "codex-bridge-linux-x64", "codex-bridge-windows-x64.exe"];
+    expect(lines.map((l) => l.split("  ")[1])).toEqual(names);
+    for (const line of lines) {
+      const [hash, name] = line.split("  ");
+      expect(hash, name).toBe(sha256(fs.readFileSync(path.join(outDir, name))));
+    }
     // The format sha256sum -c reads.
     const check = spawnSync("sha256sum", ["-c", "SHA256SUMS"], { cwd: outDir, encoding: "utf8" });
     expect(check.status, check.stderr).toBe(0);
-    expect(check.stdout).toContain("codex-bridge-linux-x64: OK");
+    for (const name of names) expect(check.stdout).toContain(`${name}: OK`);
+  });
+
+  it("describes every executable present in BUILD-INFO.json, naming the build each one came from when known", () => {
+    const byFile = Object.fromEntries(release.binaries.map((b) => [b.file, b]));
+    expect(Object.keys(byFile).sort()).toEqual(["codex-bridge-darwin-arm64", "codex-bridge-linux-x64", "codex-bridge-windows-x64.exe"]);
+    for (const b of release.binaries) expect(b.sha256, b.file).toBe(sha256(fs.readFileSync(path.join(outDir, b.file))));
+    expect(byFile["codex-bridge-linux-x64"]).toMatchObject({ target: "linux-x64", fingerprint: release.fingerprint, builtAt: release.builtAt });
+    expect(byFile["codex-bridge-darwin-arm64"]).toMatchObject({ target: "darwin-arm64", fingerprint: EARLIER_FINGERPRINT });
+    // Its bytes no longer match the earlier record, so nothing vouches for which build wrote it.
+    expect(byFile["codex-bridge-windows-x64.exe"]).toMatchObject({ target: "windows-x64", fingerprint: null, builtAt: null });
   });
 
   it("records a fingerprint that is the SHA-256 of the bundled code", () => {

@@ -7,7 +7,8 @@ import { isReparsePoint, osDirs } from "../../platform/host-node.ts";
 
 describe("getPlatform", () => {
   it("matches the runtime running the tests and is cached", async () => {
-    const expected = typeof (globalThis as { Bun?: unknown }).Bun !== "undefined" ? "bun" : "node";
+    const g = globalThis as { Bun?: unknown; Deno?: unknown };
+    const expected = g.Bun !== undefined ? "bun" : g.Deno !== undefined ? "deno" : "node";
     expect(detectRuntime()).toBe(expected);
     const platform = await getPlatform();
     expect(platform.name).toBe(expected);
