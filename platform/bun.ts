@@ -1,3 +1,4 @@
+// The platform for Bun (the compiled binary and `bun` runs): Bun spawn and bun:sqlite behind the shared interface.
 import type { Platform } from "./types.ts";
 import { isReparsePoint, osDirs, processAlive } from "./host-node.ts";
 import { spawnChild } from "./spawn-node.ts";

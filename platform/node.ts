@@ -1,3 +1,4 @@
+// The platform for Node (the ESM bundle, vitest): child_process spawn and the libsql driver behind the shared interface.
 import type { Platform } from "./types.ts";
 import { isReparsePoint, osDirs, processAlive } from "./host-node.ts";
 import { spawnChild } from "./spawn-node.ts";

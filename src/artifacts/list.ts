@@ -1,3 +1,4 @@
+// codex_files: lists or searches a project's files (metadata only), hiding sensitive paths and never leaving the root.
 import fs from "node:fs";
 import path from "node:path";
 import mime from "mime";

@@ -1,3 +1,4 @@
+// codex_artifact: reads one project file through the safe opener, with MIME detection, inline limits and byte ranges.
 import crypto from "node:crypto";
 import fs from "node:fs";
 import mime from "mime";

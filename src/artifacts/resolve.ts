@@ -1,3 +1,5 @@
+// Safe path resolution inside a project: lexical checks, real-path containment, sensitive names, and an opened
+// file descriptor checked again so a swap after the check cannot escape.
 import { isInside } from "../containment.ts";
 import fs from "node:fs";
 import path from "node:path";

@@ -1,3 +1,4 @@
+// `codex-bridge doctor [--json]`: the health report from the command line; exit 0 when healthy.
 import type { Platform } from "../../platform/types.ts";
 import { renderHealth } from "../mcp/admin-tools.ts";
 import { StoreLockedError } from "../store/lock.ts";

@@ -1,3 +1,4 @@
+// The --help texts of every command, written once so `--help` and the README can be checked against each other.
 export const HELP = `codex-bridge: a local MCP server that lets an AI supervisor drive the real Codex (codex app-server).
 
 Usage:

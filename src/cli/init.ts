@@ -1,3 +1,4 @@
+// `codex-bridge init`: writes a commented starter config with one project, never overwriting an existing file.
 import { existsSync, mkdirSync, realpathSync, statSync, writeFileSync } from "node:fs";
 import { dirname, isAbsolute, resolve } from "node:path";
 import type { Platform } from "../../platform/types.ts";

@@ -1,3 +1,4 @@
+// `codex-bridge serve`: the MCP server over stdio for tunnel-client and local clients; exits promptly on EOF or SIGTERM.
 import { connectMcp } from "../mcp/delivery.ts";
 import { BoundedStdioServerTransport } from "../mcp/stdio-transport.ts";
 import type { Platform } from "../../platform/types.ts";

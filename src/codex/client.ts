@@ -1,3 +1,5 @@
+// The JSONL client of one `codex app-server` child: ids, timeouts, server requests, exit. A lost acknowledgement of
+// a mutating request becomes UNKNOWN, never a retry.
 import { randomUUID } from "node:crypto";
 import type { ChildExit, ChildHandle, Platform } from "../../platform/types.ts";
 import { INITIALIZE, INITIALIZED, MUTATING_METHODS } from "./protocol/session.ts";

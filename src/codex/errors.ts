@@ -1,3 +1,4 @@
+// The errors a request to the app-server can end in: its own error, a timeout, an UNKNOWN outcome, a closed connection.
 import type { RpcErrorBody } from "./rpc-messages.ts";
 
 /** The app-server answered with a JSON-RPC error. */

@@ -1,6 +1,6 @@
+// The JSON-RPC envelopes that arrive on the app-server's stdout, parsed once so nothing downstream trusts raw JSON.
 import { z } from "zod";
 
-// What may arrive on the app-server's stdout. Parsed once here so nothing downstream trusts raw JSON.
 export const RpcId = z.union([z.number().int(), z.string()]);
 export type RpcId = z.infer<typeof RpcId>;
 

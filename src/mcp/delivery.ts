@@ -1,3 +1,4 @@
+// Knows when an MCP answer was really written to the transport, so the automatic wait cursor moves only then.
 import type { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
 import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
 

@@ -1,3 +1,4 @@
+// Builds the answer to a Codex request from the supervisor's decision, after the policy checked it is allowed.
 import { BridgeError } from "../bridge-error.ts";
 import type { InteractionRow } from "../store/rows.ts";
 import { checkDecision, looksCredentialLike } from "./decision-check.ts";

@@ -1,3 +1,4 @@
+// The managed `codex app-server` child: started on first use, restarted on demand, its exit reported to the tasks.
 import type { Platform } from "../../platform/types.ts";
 import { AppServerClient, type InitializeInfo } from "../codex/client.ts";
 import type { ServerNotification, ServerRequest } from "../codex/rpc-messages.ts";

@@ -1,3 +1,4 @@
+// The schema of the state database, as numbered migrations applied in order.
 import type { Migration } from "./migrate.ts";
 
 // Append only: a shipped migration is never edited, a new version is added instead.

@@ -1,3 +1,4 @@
+// Every query on the state database: tasks, events, interactions, items, cursors, context and checkpoints.
 import type { Database, Row, SqlValue } from "../../platform/types.ts";
 import type {
   EventRow,

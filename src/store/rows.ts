@@ -1,3 +1,4 @@
+// The rows of the state database as types, and the task and interaction states they move through.
 import { z } from "zod";
 
 export const TaskState = z.enum([

@@ -1,3 +1,5 @@
+// Turns one task's app-server notifications into stored events and item snapshots: deltas coalesced, output
+// bounded, reasoning never kept, everything redacted.
 import { AGENT_MESSAGE_DELTA, COMMAND_OUTPUT_DELTA, DeltaEnvelope, ERROR_NOTIFICATION, ErrorEnvelope, ITEM_COMPLETED, ITEM_STARTED, ItemEnvelope, WARNING_NOTIFICATION, WarningEnvelope } from "../codex/protocol/item.ts";
 import { DiffEnvelope, PlanEnvelope, TURN_COMPLETED, TURN_DIFF_UPDATED, TURN_PLAN_UPDATED, TURN_STARTED, TurnEnvelope } from "../codex/protocol/turn.ts";
 import type { NewEvent } from "../store/repo.ts";

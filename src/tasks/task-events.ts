@@ -1,3 +1,4 @@
+// Between the app-server and SQLite: per-task ingest state, events written in batches, and the waiters to wake.
 import type { NewEvent, Repo } from "../store/repo.ts";
 import { TaskIngest } from "./ingest.ts";
 import { SETTLED_STATES } from "../store/rows.ts";

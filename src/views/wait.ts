@@ -1,3 +1,4 @@
+// codex_wait: the bounded long-poll and the delta it answers with (messages, commands, requests, delta_summary).
 import { isAbsolute, relative } from "node:path";
 import { BridgeError } from "../bridge-error.ts";
 import { boundText } from "../tasks/bounded-output.ts";

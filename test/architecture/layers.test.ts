@@ -65,3 +65,14 @@ describe("architecture", () => {
     expect(out.trim()).toBe("");
   });
 });
+
+describe("every source file says what it holds", () => {
+  it("opens with a comment in src/, platform/ and test/support/", () => {
+    const files = execFileSync("git", ["ls-files", "src/**.ts", "platform/**.ts", "test/support/**.ts"], { cwd: ROOT, encoding: "utf8" })
+      .split("\n")
+      .filter((f) => f.endsWith(".ts") && !f.endsWith(".d.ts"));
+    expect(files.length).toBeGreaterThan(50);
+    const bare = files.filter((f) => !/^(\/\/|\/\*)/.test(readFileSync(join(ROOT, f), "utf8")));
+    expect(bare).toEqual([]);
+  });
+});

@@ -169,7 +169,6 @@ function makeIt(): TestFn {
 }
 
 export const it = makeIt();
-export const test = it;
 
 type DescribeFn = {
   (name: string, fn: () => void): void;
