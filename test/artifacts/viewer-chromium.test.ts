@@ -1,10 +1,13 @@
+// The artifact viewer (MCP Apps view) in headless Chromium, hosted by the ext-apps reference AppBridge: image preview,
+// download through ui/download-file, and a large file assembled from ranged codex_artifact calls.
 import { spawnSync } from "node:child_process";
 import fs from "node:fs";
 import path from "node:path";
 import { build } from "esbuild";
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { connect, makePng, sha256, tempDir, type Harness } from "./fixtures.ts";
+import { tempDir } from "../support/temp-dir.ts";
+import { connect, makePng, sha256, type Harness } from "./fixtures.ts";
 
 const CHROMIUM_CANDIDATES = ["chromium", "chromium-browser", "google-chrome"];
 
@@ -77,7 +80,7 @@ let h: Harness;
 const png = makePng(16, 8);
 
 beforeAll(async () => {
-  dir = tempDir("viewer");
+  dir = tempDir("cb-viewer-");
   fs.mkdirSync(path.join(dir, "project"));
   fs.writeFileSync(path.join(dir, "project", "chart.png"), png);
   h = await connect({ projects: () => ({ demo: { cwd: path.join(dir, "project") } }) });
