@@ -6,7 +6,8 @@ import { resolveObjectURL } from "node:buffer";
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import { Window } from "happy-dom";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { connect, makePng, sha256, tempDir, type Harness } from "./fixtures.ts";
+import { connect, makePng, sha256, type Harness } from "./fixtures.ts";
+import { tempDir } from "../support/temp-dir.ts";
 import { chunkedCase, corruptChunk, harnessHtml, viewerHtmlFrom, type ChunkedCase, type HarnessReport } from "./viewer-harness.ts";
 
 let dir: string;

@@ -5,7 +5,8 @@ import fs from "node:fs";
 import path from "node:path";
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { connect, makePng, sha256, tempDir, type Harness } from "../artifacts/fixtures.ts";
+import { connect, makePng, sha256, type Harness } from "../artifacts/fixtures.ts";
+import { tempDir } from "../support/temp-dir.ts";
 import { chunkedCase, corruptChunk, harnessHtml, viewerHtmlFrom, type ChunkedCase, type HarnessReport } from "../artifacts/viewer-harness.ts";
 
 const CHROMIUM_CANDIDATES = ["chromium", "chromium-browser", "google-chrome"];

@@ -1,9 +1,9 @@
 // Runs the CLI from source as a real child process (Bun executes the TypeScript), the way a user runs the binary.
 import { spawn } from "node:child_process";
-import { mkdtempSync, readdirSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { readdirSync } from "node:fs";
 import { join } from "node:path";
 import { bundledCodexBin, PROJECT_ROOT } from "../support/real-codex.ts";
+import { removeTempDir, tempDir } from "../support/temp-dir.ts";
 
 export const MAIN = join(PROJECT_ROOT, "src", "cli", "main.ts");
 export const BUN = join(PROJECT_ROOT, "node_modules", ".bin", "bun");
@@ -44,11 +44,11 @@ export function runCli(args: string[], opts: CliOptions = {}): Promise<CliRun> {
 
 /** A private TMPDIR for one run, so a test can check the command left nothing behind. */
 export function privateTmp(): { dir: string; leftovers(): string[]; remove(): void } {
-  const dir = mkdtempSync(join(tmpdir(), "cli-test-"));
+  const dir = tempDir("cli-test-");
   return {
     dir,
     leftovers: () => readdirSync(dir),
-    remove: () => rmSync(dir, { recursive: true, force: true }),
+    remove: () => removeTempDir(dir),
   };
 }
 

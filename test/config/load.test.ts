@@ -1,24 +1,25 @@
-import { mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+// Loading and validating config.toml: defaults, profile inheritance, and errors that name the key, the file and the
+// allowed values.
+import { mkdirSync, readFileSync, symlinkSync, writeFileSync } from "node:fs";
 import { join, resolve } from "node:path";
-import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { beforeEach, describe, expect, it } from "vitest";
 import { ConfigError, loadConfig, parseConfigText } from "../../src/config/load.ts";
 import { resolveProject, supervisorSettings } from "../../src/config/settings.ts";
 import { DEFAULT_SENSITIVE_PATHS } from "../../src/config/schema.ts";
 import { starterConfig } from "../../src/config/starter.ts";
+import { tempDir } from "../support/temp-dir.ts";
 
 let dir: string;
 let configDir: string;
 let projA: string;
 
 beforeEach(() => {
-  dir = mkdtempSync(join(tmpdir(), "cb-config-"));
+  dir = tempDir("cb-config-");
   configDir = join(dir, "xdg");
   mkdirSync(configDir);
   projA = join(dir, "proj-a");
   mkdirSync(projA);
 });
-afterEach(() => rmSync(dir, { recursive: true, force: true }));
 
 const parse = (text: string, strict = false) => parseConfigText(text, { path: "/cfg/config.toml", strict });
 

@@ -7,7 +7,7 @@ import type { RpcId } from "../../src/codex/rpc-messages.ts";
 import { MIGRATIONS } from "../../src/store/migrations.ts";
 import { openStateDatabase, type OpenedStore } from "../../src/store/open.ts";
 import { Repo } from "../../src/store/repo.ts";
-import { BridgeError } from "../../src/bridge-error.ts";
+import { rejectedBridgeError as rejection } from "../support/bridge-errors.ts";
 import type { CodexRuntime } from "../../src/runtime/app-server.ts";
 import { Supervisor } from "../../src/tasks/supervisor.ts";
 
@@ -94,16 +94,6 @@ function approval(rpcId: number): string {
 }
 
 const submit = (request_id: string, result = "found it") => sup.submitToolResult({ task_id: TASK, request_id, status: "success", result });
-
-async function rejection(p: Promise<unknown>): Promise<BridgeError> {
-  try {
-    await p;
-  } catch (e) {
-    expect(e).toBeInstanceOf(BridgeError);
-    return e as BridgeError;
-  }
-  throw new Error("expected a refusal");
-}
 
 describe("interaction ledger", () => {
   it("binds the original id, connection, thread, turn and call; the task waits for the tool", () => {
