@@ -5,6 +5,8 @@ import path from "node:path";
 import { build } from "esbuild";
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import { ARTIFACT_VIEWER_URI } from "../../src/artifacts/viewer-html.ts";
+import { afterAll, beforeAll } from "vitest";
+import { tempDir } from "../support/temp-dir.ts";
 import { connect, makePng, type Harness } from "./fixtures.ts";
 
 // The host side is the ext-apps package's own AppBridge, so the hand-written view protocol is checked against the
@@ -173,4 +175,32 @@ export function corruptChunk(chunk: CallToolResult): CallToolResult {
     }
   }
   throw new Error(`chunk answer carries no bytes: ${JSON.stringify(chunk).slice(0, 300)}`);
+}
+
+export interface ViewerCase {
+  dir: string;
+  h: Harness;
+  viewerHtml: string;
+  big: ChunkedCase;
+  png: Uint8Array;
+}
+
+/** Registers the shared setup of both viewer tests: a project with a PNG and a chunked file, served by the tools. */
+export function viewerCase(prefix: string): () => ViewerCase {
+  let c: ViewerCase | undefined;
+  beforeAll(async () => {
+    const dir = tempDir(prefix);
+    const png = makePng(16, 8);
+    fs.mkdirSync(path.join(dir, "project"));
+    fs.writeFileSync(path.join(dir, "project", "chart.png"), png);
+    const h = await connect({ projects: () => ({ demo: { cwd: path.join(dir, "project") } }) });
+    c = { dir, h, png, viewerHtml: await viewerHtmlFrom(h), big: await chunkedCase(path.join(dir, "project")) };
+  });
+  afterAll(async () => {
+    await c?.h.close();
+  });
+  return () => {
+    if (!c) throw new Error("viewerCase used before its beforeAll ran");
+    return c;
+  };
 }
