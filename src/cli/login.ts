@@ -21,7 +21,7 @@ export interface AccountDeps {
  */
 export function accountCommand(codexBin: string, codexHome: string, action: "login" | "logout", method: LoginMethod, env: Record<string, string | undefined>): CommandLine {
   const childEnv: Record<string, string> = {};
-  for (const [k, v] of Object.entries(env)) if (v !== undefined && k.toUpperCase() !== "CODEX_HOME") childEnv[k] = v;
+  for (const [k, v] of Object.entries(env)) if (v !== undefined && k !== "CODEX_HOME" && !(process.platform === "win32" && k.toUpperCase() === "CODEX_HOME")) childEnv[k] = v;
   childEnv.CODEX_HOME = codexHome;
   const args = action === "logout" ? ["logout"] : method === "device" ? ["login", "--device-auth"] : method === "browser" ? ["login"] : ["login", "--with-api-key"];
   return { command: codexBin, args, env: childEnv };

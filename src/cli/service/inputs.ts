@@ -1,6 +1,5 @@
-// Gathers what a service definition is built from on this machine: tunnel-client and this bridge as absolute paths
-// (never a temporary copy), the Codex executable and config the bridge needs without a login shell, the key file
-// (mode 0600, only its path is ever written), and what is worth knowing about the tunnel-client profile.
+// What a service definition is built from on this machine: tunnel-client and a stable bridge as absolute paths, the
+// Codex and config paths the bridge needs without a shell, a 0600 key file (its path only), tunnel-profile warnings.
 import { existsSync, readFileSync, realpathSync, statSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { delimiter, isAbsolute, join, resolve } from "node:path";
