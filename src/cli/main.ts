@@ -32,6 +32,15 @@ async function main(argv: string[]): Promise<number> {
       return runDoctor(platform, rest);
     case "init":
       return runInit(platform, rest);
+    case "login":
+    case "logout": {
+      const { runAccount } = await import("./login.ts");
+      return runAccount(platform, cmd, rest);
+    }
+    case "service": {
+      const { runService } = await import("./service/command.ts");
+      return runService(platform, rest);
+    }
     case "demo": {
       const { runDemo } = await import("../selftest/demo.ts");
       return runDemo(platform, rest);
@@ -41,7 +50,7 @@ async function main(argv: string[]): Promise<number> {
       return runRelayFixture(platform, rest);
     }
     default:
-      process.stderr.write(`codex-bridge: unknown command "${cmd}". Commands: serve, doctor, init, demo, relay-fixture (see --help)\n`);
+      process.stderr.write(`codex-bridge: unknown command "${cmd}". Commands: serve, doctor, init, login, logout, service, demo, relay-fixture (see --help)\n`);
       return 2;
   }
 }

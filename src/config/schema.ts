@@ -20,6 +20,7 @@ export const DEFAULT_SENSITIVE_PATHS: readonly string[] = BUILTIN_SENSITIVE_PATH
 
 export const APPROVAL_POLICIES = ["untrusted", "on-request", "never"] as const;
 export const SANDBOX_TYPES = ["read-only", "workspace-write", "danger-full-access"] as const;
+export const CHILD_ENV_MODES = ["inherit", "minimal"] as const;
 
 const oneOf = (values: readonly string[]) => `must be one of ${values.map((v) => `"${v}"`).join(", ")}`;
 
@@ -52,6 +53,11 @@ export const profileInputSchema = z.strictObject({
   wait_timeout_seconds: intRange(1, MAX_WAIT_TIMEOUT_SECONDS, " (seconds)").optional(),
   high_risk_patterns: z.array(regexSource, { error: "must be a list of regular expressions" }).optional(),
   forbidden_patterns: z.array(regexSource, { error: "must be a list of regular expressions" }).optional(),
+  // Its own CODEX_HOME (login, config, history) and what the app-server child inherits (seed 002).
+  codex_home: absolutePath.optional(),
+  child_env: z.enum(CHILD_ENV_MODES, { error: oneOf(CHILD_ENV_MODES) }).optional(),
+  env_allow: stringList("environment variable names").optional(),
+  env_deny: stringList("environment variable names").optional(),
 });
 
 export const projectInputSchema = z.strictObject({
@@ -110,6 +116,11 @@ export const profileSchema = z.object({
   wait_timeout_seconds: z.number().int(),
   high_risk_patterns: z.array(z.string()),
   forbidden_patterns: z.array(z.string()),
+  /** Absent: the bridge's own CODEX_HOME (or Codex's default home). */
+  codex_home: z.string().optional(),
+  child_env: z.enum(CHILD_ENV_MODES),
+  env_allow: z.array(z.string()),
+  env_deny: z.array(z.string()),
 });
 
 export const projectSchema = z.object({
@@ -152,5 +163,8 @@ export function builtinProfile(id: string): Profile {
     wait_timeout_seconds: DEFAULT_WAIT_TIMEOUT_SECONDS,
     high_risk_patterns: [],
     forbidden_patterns: [],
+    child_env: "inherit",
+    env_allow: [],
+    env_deny: [],
   };
 }

@@ -24,6 +24,11 @@ export interface ProfileSpec {
   wait_timeout_seconds: number;
   high_risk_patterns: string[];
   forbidden_patterns: string[];
+  /** Its own CODEX_HOME; absent: the bridge's. Each distinct home (and environment) gets its own app-server. */
+  codex_home?: string;
+  child_env: "inherit" | "minimal";
+  env_allow: string[];
+  env_deny: string[];
 }
 
 export interface SupervisorSettings {

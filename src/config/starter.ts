@@ -52,6 +52,13 @@ wait_timeout_seconds = 25
 # the session) or forbidden (can only be declined).
 # high_risk_patterns = ["\\\\bterraform\\\\s+apply\\\\b"]
 # forbidden_patterns = ["\\\\bkubectl\\\\s+delete\\\\b"]
+# A Codex home of its own, apart from yours (sign in with: codex-bridge login --profile <id>):
+# codex_home = "/absolute/dir"
+# What Codex inherits: "inherit" (default) or "minimal" (HOME, CODEX_HOME, TMPDIR, a system PATH,
+# locale and env_allow only). The tunnel key and env_deny names never pass.
+# child_env = "minimal"
+# env_allow = ["GIT_AUTHOR_NAME", "GIT_AUTHOR_EMAIL"]
+# env_deny = ["AWS_PROFILE"]
 
 # Other profiles take their unset values from [profiles.default].
 # [profiles.fast]

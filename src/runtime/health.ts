@@ -1,9 +1,9 @@
 // What `doctor` and `codex_health` report: config, projects, SQLite, the app-server handshake, login and live
 // models. Never includes identities or secrets.
 import { statSync } from "node:fs";
-import { accountRead } from "../codex/protocol/account.ts";
 import type { CodexRuntime } from "./app-server.ts";
-import { listAllModels } from "./model-catalog.ts";
+import { probeHome, profileHomes, type HomeProbe, type ProfileHome } from "./home-health.ts";
+import type { RuntimeSlot } from "./runtime-pool.ts";
 
 export interface HealthCheck {
   name: string;
@@ -17,12 +17,16 @@ export interface HealthReport {
   config: { path: string; exists: boolean; projects: { id: string; cwd: string; ok: boolean; problem?: string }[]; profiles: string[] };
   sqlite: { path: string; ok: boolean };
   codex: { bin: string | null; version: string | null; app_server: string; pid: number | null; login: string; models: number | null };
+  /** Per profile: its Codex home, whether a login is present there, its live model count. */
+  profiles?: ProfileHome[];
   checks: HealthCheck[];
   warnings?: string[];
 }
 
 export interface HealthInputs {
   runtime: CodexRuntime | null;
+  /** Every app-server the profiles use (the default one among them). */
+  homes?: readonly RuntimeSlot[];
   build: { version: string; fingerprint: string; runtimeTarget: string };
   startedAt: number;
   config: { path: string; exists: boolean; error?: string; projects: { id: string; cwd: string }[]; issues: { id: string; problem: string }[]; profiles: string[] };
@@ -63,6 +67,7 @@ export async function collectHealth(h: HealthInputs): Promise<HealthReport> {
   let login = "unknown";
   let models: number | null = null;
   let pid: number | null = null;
+  let probe: HomeProbe | null = null;
   if (!h.codexBin) {
     checks.push({ name: "codex", ok: false, detail: h.codexError ?? "Codex not found: install @openai/codex or set CODEX_BIN" });
   } else if (h.runtime) {
@@ -74,23 +79,21 @@ export async function collectHealth(h: HealthInputs): Promise<HealthReport> {
       appServer = "initialized";
       checks.push({ name: "app-server", ok: true, detail: `initialize ok, codex ${version ?? "?"}${version && !h.verifiedCodex.includes(version) ? " (not a verified protocol version)" : " (verified)"}` });
       if (version && !h.verifiedCodex.includes(version)) warnings.push(`codex ${version} is not a protocol version this bridge was verified against (${h.verifiedCodex.join(", ")})`);
-      try {
-        const acct = await accountRead(client, { timeoutMs: 10_000 });
-        login = acct.account ? `logged in (${String(acct.account.type ?? "account")})` : acct.requiresOpenaiAuth ? "not logged in (codex login needed)" : "no login needed by the configured provider";
-      } catch (err) {
-        login = `unknown (${err instanceof Error ? err.message : String(err)})`;
-      }
-      checks.push({ name: "login", ok: !login.startsWith("not logged in"), detail: login });
-      try {
-        models = (await listAllModels(client)).length;
-        checks.push({ name: "models", ok: models > 0, detail: `${models} live models` });
-      } catch (err) {
-        checks.push({ name: "models", ok: false, detail: err instanceof Error ? err.message : String(err) });
-      }
+      probe = await probeHome(client);
+      login = probe.login === "present" ? `logged in (${probe.loginKind})` : probe.login === "absent" ? "not logged in (codex login needed)" : probe.login === "not needed" ? "no login needed by the configured provider" : `unknown (${probe.loginError})`;
+      checks.push({ name: "login", ok: probe.login !== "absent", detail: login });
+      models = probe.models;
+      checks.push(probe.modelsError ? { name: "models", ok: false, detail: probe.modelsError } : { name: "models", ok: (models ?? 0) > 0, detail: `${models} live models` });
     } catch (err) {
       appServer = "failed";
       checks.push({ name: "app-server", ok: false, detail: `could not start/initialize ${h.codexBin}: ${err instanceof Error ? err.message : String(err)}` });
     }
+  }
+  let profiles: ProfileHome[] | undefined;
+  if (h.homes && h.runtime && h.codexBin && appServer === "initialized") {
+    profiles = await profileHomes(h.homes, { runtime: h.runtime, probe });
+    // The default home's own checks are above; another home counts against health when it does not work.
+    for (const p of profiles) if (p.problem && (p.isolated || p.app_server === "failed")) checks.push({ name: `profile ${p.id}`, ok: false, detail: `${p.codex_home}: ${p.problem}` });
   }
   if (h.env.CONTROL_PLANE_API_KEY) {
     warnings.push("CONTROL_PLANE_API_KEY is in the bridge's environment (the bridge drops it for Codex); start the bridge through `env -u CONTROL_PLANE_API_KEY` or use a file: key in tunnel-client");
@@ -101,6 +104,7 @@ export async function collectHealth(h: HealthInputs): Promise<HealthReport> {
     config: { path: h.config.path, exists: h.config.exists, projects, profiles: h.config.profiles },
     sqlite: { path: h.store.path, ok: !h.store.error },
     codex: { bin: h.codexBin, version, app_server: appServer, pid, login, models },
+    ...(profiles ? { profiles } : {}),
     checks,
     ...(warnings.length ? { warnings } : {}),
   };

@@ -23,6 +23,8 @@ export interface HarnessOptions {
   files?: Record<string, string>;
   extraConfig?: string;
   env?: Record<string, string | undefined>;
+  /** Set in the bridge's own environment after the isolated one is built (what its Codex children may inherit). */
+  bridgeEnv?: Record<string, string>;
   log?: (msg: string) => void;
 }
 
@@ -82,6 +84,7 @@ export async function startHarness(platform: Platform, opts: HarnessOptions): Pr
       writeIsolatedCodexHome({ dir: home, providerBaseUrl: provider.baseUrl });
       env = isolatedCodexEnv(baseEnv, { codexHome: home });
     }
+    Object.assign(env, opts.bridgeEnv);
     const configPath = join(root, "config.toml");
     writeFileSync(
       configPath,

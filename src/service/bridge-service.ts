@@ -116,7 +116,7 @@ export class BridgeService {
       if (counts.active || counts.pending || counts.unknown) {
         throw new BridgeError(`restart refused: ${counts.active} active task(s), ${counts.pending} open request(s), ${counts.unknown} UNKNOWN outcome(s); wait, cancel or settle them first`, "action");
       }
-      await runtime.restart();
+      await this.sup.runtimes.restart();
     }
     const info = runtime.info();
     return { state: info.state, pid: info.pid, restarts: info.restarts, uptime_s: info.uptimeMs === null ? null : Math.round(info.uptimeMs / 1000), ...counts, ...(runtime.lastExit ? { last_exit: runtime.lastExit } : {}) };

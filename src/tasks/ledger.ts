@@ -92,14 +92,14 @@ export class InteractionLedger {
   }
 
   private async deliver(task: TaskRow, i: InteractionRow, response: unknown, hash: string, stored?: unknown): Promise<{ interaction: InteractionRow; repeated: boolean }> {
-    const { repo, runtime, events } = this.ctx;
+    const { repo, runtimes, events } = this.ctx;
     if (i.state !== "pending") {
       if (i.response_hash === hash) return { interaction: i, repeated: true };
       const why = i.state === "stale" ? `it is stale (${i.note ?? "no longer pending"})` : `it was already answered (state ${i.state})`;
       throw new BridgeError(`request ${i.id} cannot be answered: ${why}. A different answer is refused; nothing was sent`, "request_id");
     }
-    const client = runtime.current;
-    if (!client || client.connectionId !== i.connection_id) {
+    const client = runtimes.clientFor(i.connection_id);
+    if (!client) {
       repo.updateInteraction(i.id, { state: "stale", note: "the app-server connection that asked it is gone" });
       throw new BridgeError(`request ${i.id} is stale: the app-server connection that asked it is gone. Nothing was sent`, "request_id");
     }

@@ -21,6 +21,8 @@ export interface CliOptions {
   cleanEnv?: boolean;
   /** Kills the child after this long (a command that should have refused its arguments but started instead). */
   killAfterMs?: number;
+  /** Written to the child's stdin, which is then closed (default: no stdin at all). */
+  input?: string;
 }
 
 export function runCli(args: string[], opts: CliOptions = {}): Promise<CliRun> {
@@ -28,11 +30,12 @@ export function runCli(args: string[], opts: CliOptions = {}): Promise<CliRun> {
   const env: Record<string, string> = {};
   for (const [k, v] of Object.entries({ ...base, ...opts.env })) if (v !== undefined) env[k] = v;
   return new Promise((resolve, reject) => {
-    const child = spawn(BUN, [MAIN, ...args], { cwd: opts.cwd ?? PROJECT_ROOT, env, stdio: ["ignore", "pipe", "pipe"] });
+    const child = spawn(BUN, [MAIN, ...args], { cwd: opts.cwd ?? PROJECT_ROOT, env, stdio: [opts.input === undefined ? "ignore" : "pipe", "pipe", "pipe"] });
+    if (opts.input !== undefined) child.stdin!.end(opts.input);
     let stdout = "";
     let stderr = "";
-    child.stdout.setEncoding("utf8").on("data", (c: string) => (stdout += c));
-    child.stderr.setEncoding("utf8").on("data", (c: string) => (stderr += c));
+    child.stdout!.setEncoding("utf8").on("data", (c: string) => (stdout += c));
+    child.stderr!.setEncoding("utf8").on("data", (c: string) => (stderr += c));
     const killer = setTimeout(() => child.kill("SIGKILL"), opts.killAfterMs ?? 170_000);
     child.on("error", reject);
     child.on("close", (code) => {

@@ -9,6 +9,7 @@ import { openStateDatabase, type OpenedStore } from "../../src/store/open.ts";
 import { Repo } from "../../src/store/repo.ts";
 import { rejectedBridgeError as rejection } from "../support/bridge-errors.ts";
 import type { CodexRuntime } from "../../src/runtime/app-server.ts";
+import { RuntimePool } from "../../src/runtime/runtime-pool.ts";
 import { Supervisor } from "../../src/tasks/supervisor.ts";
 
 interface FakeClient {
@@ -57,7 +58,8 @@ beforeEach(async () => {
   repo = new Repo(store.db);
   client = fakeClient("conn-1");
   runtime.current = client;
-  sup = new Supervisor(repo, runtime as unknown as CodexRuntime, {
+  const runtimes = new RuntimePool({ profiles: {}, env: {}, userHome: "/home/nobody", make: () => runtime as unknown as CodexRuntime });
+  sup = new Supervisor(repo, runtimes, {
     projects: { p: { id: "p", cwd: "/tmp/ledger-project" } },
     profiles: {},
     relay: { enabled: true, max_result_bytes: 4096 },
