@@ -109,11 +109,14 @@ function commandOf(i: ItemRow): CardCommand {
     exit_code: typeof i.data.exit_code === "number" ? i.data.exit_code : null,
   };
   if (typeof i.data.duration_ms === "number") c.duration_ms = i.data.duration_ms;
-  const out = text(i.data.output)?.trimEnd();
+  const stored = text(i.data.output) ?? "";
+  const out = stored.trimEnd();
   if (out) {
-    c.output = boundText(out, CARD_OUTPUT_CHARS).text;
-    const original = typeof i.data.output_chars === "number" ? i.data.output_chars : out.length;
-    if (original > c.output.length) c.output_chars = original;
+    const bounded = boundText(out, CARD_OUTPUT_CHARS);
+    c.output = bounded.text;
+    // The store itself keeps head and tail of long output; either cut is worth saying.
+    const original = typeof i.data.output_chars === "number" ? i.data.output_chars : stored.length;
+    if (bounded.cut > 0 || original > stored.length) c.output_chars = original;
   }
   return c;
 }
@@ -130,9 +133,9 @@ function answerOf(i: InteractionRow): string | undefined {
   return undefined;
 }
 
-function requestOf(i: InteractionRow, root: string | undefined): CardRequest {
+// The request in full, as Codex asked it (an absolute cwd included): the person decides on what will really run.
+function requestOf(i: InteractionRow): CardRequest {
   const v: CardRequest = { ...requestView(i), state: i.state };
-  if (v.cwd) v.cwd = projectPath(v.cwd, root);
   if (i.answered_by) v.answered_by = i.answered_by;
   const answer = answerOf(i);
   if (answer) v.answer = answer;
@@ -190,6 +193,8 @@ export function taskCard(sup: Supervisor, taskId: string, since?: string): CardA
   const items = sup.repo.items(t.id, "commandExecution");
   const commands = items.slice(-CARD_COMMANDS).map(commandOf);
   const pending = interactions.filter((i) => i.state === "pending");
+  // Codex starts a command item before it asks to run it; until then it is waiting, not running.
+  for (const c of commands) if (c.status === "inProgress" && pending.some((i) => i.item_id === c.id)) c.status = "awaitingApproval";
   const files = new Map<string, string>();
   const changes = sup.repo.items(t.id, "fileChange");
   for (const i of changes) {
@@ -210,7 +215,7 @@ export function taskCard(sup: Supervisor, taskId: string, since?: string): CardA
     approvals: sup.profile(t.profile_id).approvals,
     commands,
     files: [...files].map(([path, kind]) => ({ path, kind })),
-    requests: interactions.filter((i) => i.kind !== "tool").map((i) => requestOf(i, root)),
+    requests: interactions.filter((i) => i.kind !== "tool").map(requestOf),
     tool_requests: interactions.filter((i) => i.kind === "tool").map(toolRequestOf),
     version,
   };

@@ -161,7 +161,7 @@ describe("the card's snapshot (codex_card)", () => {
     expect(card).toMatchObject({ task_id: TASK, project_id: "demo", state: "waiting_for_approval", settled: false, approvals: "person", prompt: "build it" });
     expect(card.doing).toBe("waiting for a decision: command `npm test`");
     expect(card.requests).toEqual([
-      { request_id: id, kind: "command", command: "npm test", cwd: "pkg", reason: "run the tests", decisions: ["accept", "decline", "cancel"], state: "pending" },
+      { request_id: id, kind: "command", command: "npm test", cwd: `${ROOT}/pkg`, reason: "run the tests", decisions: ["accept", "decline", "cancel"], state: "pending" },
     ]);
     const same = await s.call("codex_card", { task_id: TASK, since: card.version });
     expect(sc(same)).toEqual({ unchanged: true, version: card.version });

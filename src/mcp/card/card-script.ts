@@ -28,8 +28,8 @@ function tick() {
   $("elapsed").textContent = duration(end - Date.parse(card.started_at));
 }
 const LABELS = { accept: "Approve", acceptForSession: "Approve for this session", acceptWithExecpolicyAmendment: "Always allow", decline: "Decline", cancel: "Cancel the turn", answer: "Send answers" };
-function exitClass(c) { return c.status === "inProgress" ? "exitrun" : c.exit_code === 0 && c.status === "completed" ? "exit0" : "exitbad"; }
-function exitText(c) { return c.status === "inProgress" ? "running" : c.exit_code !== null && c.exit_code !== undefined ? "exit " + c.exit_code + (c.status === "completed" ? "" : " · " + c.status) : c.status; }
+function exitClass(c) { return c.status === "inProgress" || c.status === "awaitingApproval" ? "exitrun" : c.exit_code === 0 && c.status === "completed" ? "exit0" : "exitbad"; }
+function exitText(c) { return c.status === "inProgress" ? "running" : c.status === "awaitingApproval" ? "awaiting approval" : c.exit_code !== null && c.exit_code !== undefined ? "exit " + c.exit_code + (c.status === "completed" ? "" : " · " + c.status) : c.status; }
 function fileLink(path) { return el("a", { "data-file": path, text: path, onclick: (ev) => { ev.preventDefault(); openFile(path).catch((e) => say(e.message)); } }); }
 async function openFile(path) {
   if (hostCaps.message) {
@@ -44,7 +44,7 @@ async function openFile(path) {
   if (item && item.type === "image") body = el("img", { alt: path, src: "data:" + item.mimeType + ";base64," + item.data });
   else if (item && typeof item.resource.text === "string") body = el("pre", { text: item.resource.text.slice(0, 200000) });
   fill("viewer", el("div", { class: "row" }, el("strong", { class: "mono", text: path }), el("button", { type: "button", text: "Close", onclick: () => fill("viewer") })), body);
-  box.scrollIntoView({ block: "nearest" });
+  if (box.scrollIntoView) box.scrollIntoView({ block: "nearest" });
 }
 function asks() {
   return card.requests.filter((r) => r.state === "pending").map((r) => {
