@@ -22,7 +22,7 @@ section{border:1px solid var(--line);border-radius:8px;padding:8px 10px;min-widt
 #doing{font-weight:500;word-break:break-word}
 code,pre,.mono{font:12px/1.4 ui-monospace,SFMono-Regular,Menlo,monospace}
 code{background:var(--soft);padding:0 3px;border-radius:4px;word-break:break-word}
-pre{margin:4px 0;padding:8px;background:var(--soft);border-radius:6px;overflow:auto;max-height:50vh;white-space:pre-wrap;word-break:break-word}
+pre{margin:4px 0;padding:8px;background:var(--soft);border-radius:6px;overflow:auto;max-height:420px;white-space:pre-wrap;word-break:break-word}
 pre code{background:none;padding:0}
 details{border-top:1px solid var(--line);padding:4px 0}details:first-of-type{border-top:0}
 summary{cursor:pointer;list-style-position:outside;margin-left:16px;word-break:break-word}
@@ -44,6 +44,6 @@ ul.plain{list-style:none;margin:0;padding:0}ul.plain li{padding:2px 0;word-break
 .md h3,.md h4,.md h5,.md h6{margin:10px 0 4px}.md p{margin:6px 0}.md ul,.md ol{margin:4px 0;padding-left:22px}
 .md blockquote{margin:6px 0;padding-left:10px;border-left:3px solid var(--line);color:var(--muted)}
 .md table{border-collapse:collapse;display:block;overflow:auto}.md td,.md th{border:1px solid var(--line);padding:2px 6px}
-#status{min-height:1em;font-size:12px;color:var(--bad)}
+#status{font-size:12px;color:var(--bad)}#status:empty,#note:empty,#said:empty{display:none}
 #viewer img{max-width:100%}
 `;

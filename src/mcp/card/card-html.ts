@@ -1,6 +1,7 @@
 // The task card: one self-contained MCP Apps page (no external script, no frame, no build step) declared by the
 // task tools, and the _meta that declares it. Its parts live beside it: styles, protocol, Markdown, drawing.
 import { MCP_APP_MIME } from "../../artifacts/viewer-html.ts";
+import { VIEW_RPC_JS } from "../../artifacts/view-rpc.ts";
 import { CARD_CSS } from "./card-css.ts";
 import { MARKDOWN_JS } from "./card-markdown.ts";
 import { PROTOCOL_JS } from "./card-protocol.ts";
@@ -13,7 +14,7 @@ export { MCP_APP_MIME };
 export const TASK_CARD_META = { ui: { resourceUri: TASK_CARD_URI }, "ui/resourceUri": TASK_CARD_URI };
 
 const BODY = `<main>
-<header><span id="state" class="badge">waiting</span><span id="title" class="id">Waiting for a task…</span><span class="muted">⏱ <span id="elapsed">–</span></span></header>
+<header><span id="state" class="badge">waiting</span><span id="title" class="id">Waiting for a task…</span><span class="muted">for <span id="elapsed">–</span></span></header>
 <div><span class="muted">Now: </span><span id="doing">–</span></div>
 <div id="said" class="muted"></div>
 <div id="status" role="status"></div>
@@ -30,7 +31,7 @@ const BODY = `<main>
 <details><summary class="muted">Prompt</summary><pre id="prompt"></pre></details>
 </main>`;
 
-const script = [PROTOCOL_JS, MARKDOWN_JS, CARD_JS].join("\n");
+const script = [VIEW_RPC_JS, PROTOCOL_JS, MARKDOWN_JS, CARD_JS].join("\n");
 
 export const TASK_CARD_HTML = `<!doctype html>
 <html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width,initial-scale=1">

@@ -106,10 +106,12 @@ function render() {
   $("state").textContent = c.state.replace(/_/g, " ");
   $("state").className = "badge " + c.state;
   $("title").textContent = c.task_id + " · " + c.project_id;
-  $("doing").textContent = c.doing;
+  // Codex's words put commands in backticks: shown as code, never as markup.
+  $("doing").replaceChildren(...c.doing.split("\x60").map((part, n) => (n % 2 ? el("code", { text: part }) : part)));
   $("prompt").textContent = c.prompt;
   tick();
   $("said").textContent = !c.final_message && c.last_message ? c.last_message : "";
+  if (c.settled) $("note").textContent = "";
   fill("asks", asks());
   fill("plan", (c.plan || []).map((s) => el("li", { class: s.status, text: (s.status === "completed" ? "✓ " : s.status === "pending" ? "○ " : "▸ ") + s.step })));
   fill("commands", c.commands.map((x) => el("details", { "data-command": x.command },
@@ -152,7 +154,6 @@ function follow(id) {
 }
 handlers["ui/notifications/tool-input"] = (p) => follow(p.arguments && p.arguments.task_id);
 handlers["ui/notifications/tool-result"] = (p) => { if (!p.isError) follow(taskIdOf(p)); else if (!taskId) say(textOf(p)); };
-handlers["ui/notifications/host-context-changed"] = theme;
 setInterval(tick, 1000);
 initialize(() => refresh()).catch((e) => say(String(e && e.message || e)));
 `;
