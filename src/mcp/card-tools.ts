@@ -9,7 +9,7 @@ import { MCP_APP_MIME, TASK_CARD_HTML, TASK_CARD_URI } from "./card/card-html.ts
 import { inputOf, listed, outputOf } from "./listing.ts";
 import { MUTATING, ok, READ_ONLY, wrap } from "./tool-result.ts";
 
-const APP_ONLY = { ui: { resourceUri: TASK_CARD_URI, visibility: ["app"] } };
+const APP_ONLY = { ui: { visibility: ["app"] } };
 
 const taskId = z.string().regex(/^t_[0-9a-f]{10}$/, "a task id like t_0123456789");
 const requestId = z.string().regex(/^r_[0-9a-f]{10}$/, "a request id like r_0123456789 from the card");
@@ -26,7 +26,7 @@ export function registerCardTools(server: McpServer, service: BridgeService): vo
     "codex_card",
     {
       title: "Task card data",
-      description: "For the task card only: one task's snapshot; since = the version held skips an unchanged one.",
+      description: "Task card only (not for the model).",
       inputSchema: inputOf({ task_id: taskId, since: z.string().max(200).optional() }),
       outputSchema: outputOf({ version: z.string().optional() }),
       annotations: READ_ONLY,
@@ -43,7 +43,7 @@ export function registerCardTools(server: McpServer, service: BridgeService): vo
     "codex_card_respond",
     {
       title: "The person's decision",
-      description: "For the task card only: the person answers a pending approval, permission request or question.",
+      description: "Task card only (not for the model): the person's answer.",
       inputSchema: inputOf({
         task_id: taskId,
         request_id: requestId,
