@@ -48,6 +48,9 @@ sandbox_type = "workspace-write"
 network_access = false
 # How long one codex_wait call may hold the connection (1 to 300 seconds).
 wait_timeout_seconds = 25
+# Who answers Codex's approvals and questions: "supervisor" (the model), "person" (you, on the
+# task card of an MCP Apps host such as ChatGPT) or "either".
+approvals = "supervisor"
 # Extra regular expressions: matching commands are treated as high risk (never approved for
 # the session) or forbidden (can only be declined).
 # high_risk_patterns = ["\\\\bterraform\\\\s+apply\\\\b"]

@@ -10,6 +10,7 @@ import { BridgeError } from "../bridge-error.ts";
 import { checkModelChoice } from "../runtime/model-catalog.ts";
 import { TaskEvents } from "./task-events.ts";
 import type { RespondInput } from "../policy/decisions.ts";
+import type { Answerer } from "../policy/answerer.ts";
 import { type InteractionRow, SETTLED_STATES, type TaskRow, type TaskState, TERMINAL_STATES } from "../store/rows.ts";
 import { redactText } from "../policy/redact.ts";
 import { RELAY_TOOL_SPEC } from "./relay-tool.ts";
@@ -305,10 +306,10 @@ export class Supervisor {
 
   // ---------------------------------------------------------------- interactions
 
-  /** Answers an approval, permission request, question or elicitation with its original id. */
-  async respond(input: RespondInput): Promise<{ interaction: InteractionRow; repeated: boolean }> {
+  /** Answers an approval, permission request, question or elicitation with its original id, as `by`. */
+  async respond(input: RespondInput, by: Answerer = "supervisor"): Promise<{ interaction: InteractionRow; repeated: boolean }> {
     const task = this.task(input.task_id);
-    return this.ledger.respond(task, input, { project: this.project(task.project_id), profile: this.profile(task.profile_id) });
+    return this.ledger.respond(task, input, { project: this.project(task.project_id), profile: this.profile(task.profile_id) }, by);
   }
 
   async submitToolResult(input: ToolResultInput): Promise<{ interaction: InteractionRow; repeated: boolean; bytes: number }> {

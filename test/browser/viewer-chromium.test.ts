@@ -7,28 +7,14 @@ import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { sha256 } from "../artifacts/fixtures.ts";
 import { corruptChunk, harnessHtml, viewerCase, type HarnessReport, type ViewerCase } from "../artifacts/viewer-harness.ts";
-
-const CHROMIUM_CANDIDATES = ["chromium", "chromium-browser", "google-chrome"];
-
-function findChromium(): string | undefined {
-  const fromEnv = process.env.CHROMIUM_BIN;
-  if (fromEnv) return fromEnv;
-  for (const name of CHROMIUM_CANDIDATES) {
-    const r = spawnSync("sh", ["-c", `command -v ${name}`], { encoding: "utf8" });
-    if (r.status === 0 && r.stdout.trim()) return r.stdout.trim();
-  }
-  return undefined;
-}
+import { requireChromium } from "./cdp.ts";
 
 const shared = viewerCase("viewer");
 let { dir, h, viewerHtml, big, png } = {} as ViewerCase;
 beforeAll(() => void ({ dir, h, viewerHtml, big, png } = shared()));
 
 async function runHarness(result: CallToolResult, chunks: Record<string, CallToolResult>, tag: string): Promise<HarnessReport> {
-  const chromium = findChromium();
-  if (!chromium) {
-    throw new Error("Chromium is required for the browser test: install it with `apt-get update && apt-get install -y chromium` (CI installs it).");
-  }
+  const chromium = requireChromium();
   const harnessPath = path.join(dir, `harness-${tag}.html`);
   fs.writeFileSync(harnessPath, await harnessHtml({ viewerHtml, result, chunks }));
 

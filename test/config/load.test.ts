@@ -52,6 +52,7 @@ describe("defaults", () => {
       sandbox_type: "workspace-write",
       network_access: false,
       wait_timeout_seconds: 25,
+      approvals: "supervisor",
       high_risk_patterns: [],
       forbidden_patterns: [],
       child_env: "inherit",

@@ -32,6 +32,7 @@ function row(kind: InteractionKind, method: string, params: Record<string, unkno
     params,
     response: null,
     response_hash: null,
+    answered_by: null,
     note: null,
     created_at: "",
     updated_at: "",

@@ -3,7 +3,6 @@
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { getPlatform } from "../../platform/index.ts";
 import type { AppServerClient } from "../../src/codex/client.ts";
-import type { RpcId } from "../../src/codex/rpc-messages.ts";
 import { MIGRATIONS } from "../../src/store/migrations.ts";
 import { openStateDatabase, type OpenedStore } from "../../src/store/open.ts";
 import { Repo } from "../../src/store/repo.ts";
@@ -11,39 +10,7 @@ import { rejectedBridgeError as rejection } from "../support/bridge-errors.ts";
 import type { CodexRuntime } from "../../src/runtime/app-server.ts";
 import { RuntimePool } from "../../src/runtime/runtime-pool.ts";
 import { Supervisor } from "../../src/tasks/supervisor.ts";
-
-interface FakeClient {
-  connectionId: string;
-  exit: { code: number | null; signal: string | null } | null;
-  writes: { id: RpcId; result: unknown }[];
-  failNext: Error | null;
-  onWrite: (() => void) | null;
-  respond(id: RpcId, result: unknown): Promise<void>;
-  respondError(id: RpcId, code: number, message: string): Promise<void>;
-}
-
-function fakeClient(connectionId: string): FakeClient {
-  const c: FakeClient = {
-    connectionId,
-    exit: null,
-    writes: [],
-    failNext: null,
-    onWrite: null,
-    async respond(id, result) {
-      c.onWrite?.();
-      if (c.failNext) {
-        const e = c.failNext;
-        c.failNext = null;
-        throw e;
-      }
-      c.writes.push({ id, result });
-    },
-    async respondError(id, _code, message) {
-      c.writes.push({ id, result: { error: message } });
-    },
-  };
-  return c;
-}
+import { fakeClient, type FakeClient } from "../support/fake-codex-client.ts";
 
 let store: OpenedStore;
 let repo: Repo;
