@@ -1,3 +1,5 @@
+// bun bench/economy-transcript.ts OUT.json: every tool call of the standard task (both variants) with ids, times and
+// temp paths normalized, so two builds can be compared byte for byte (how a refactor proves it changed no output).
 import { writeFileSync } from "node:fs";
 import { getPlatform } from "../platform/index.ts";
 import { runStandardTask } from "./standard-task.ts";
