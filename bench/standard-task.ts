@@ -9,7 +9,7 @@ export type Variant = "no_approvals" | "approvals";
 export const STANDARD_COMMANDS = ["for i in $(seq 1 20); do echo line-$i; done", "ls -la", "echo hello > result.txt"] as const;
 
 /** Readable text of exactly `length` characters (a sentence, then numbered filler clauses). */
-function textOfLength(opening: string, length: number): string {
+export function textOfLength(opening: string, length: number): string {
   let s = opening;
   for (let i = 1; s.length < length; i++) s += ` Note ${i}: the work stays inside the project directory.`;
   // Cut at a word boundary and pad with dots, so the text ends cleanly at exactly `length` characters.
@@ -54,10 +54,10 @@ export interface StandardRun {
   toolsList: string;
 }
 
-const SETTLED = new Set(["completed", "failed", "interrupted", "connection_lost", "unknown"]);
+export const SETTLED = new Set(["completed", "failed", "interrupted", "connection_lost", "unknown"]);
 const MAX_WAITS = 40;
 
-function record(tool: string, args: Record<string, unknown>, r: CallToolResult): CallRecord {
+export function record(tool: string, args: Record<string, unknown>, r: CallToolResult): CallRecord {
   return {
     tool,
     args,
@@ -134,7 +134,7 @@ export interface EconomyFigures {
   perTool: Record<string, { calls: number; textChars: number; structuredChars: number }>;
 }
 
-export function economyFigures(run: StandardRun): EconomyFigures {
+export function economyFigures(run: { calls: CallRecord[] }): EconomyFigures {
   const perTool: EconomyFigures["perTool"] = {};
   let textChars = 0;
   let structuredChars = 0;

@@ -91,4 +91,16 @@ CREATE TABLE checkpoints (
     name: "requested vs native context per task",
     sql: `ALTER TABLE tasks ADD COLUMN context_json TEXT;`,
   },
+  {
+    version: 3,
+    name: "app-server generations: cursors from before a managed restart are reported lost",
+    sql: `
+CREATE TABLE runtime_generations (
+  generation INTEGER PRIMARY KEY,
+  started_at TEXT NOT NULL,
+  first_event_rowid INTEGER NOT NULL
+);
+ALTER TABLE cursors ADD COLUMN generation INTEGER NOT NULL DEFAULT 0;
+`,
+  },
 ];
