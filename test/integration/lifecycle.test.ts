@@ -51,9 +51,8 @@ describe("task lifecycle on the real Codex", () => {
     h.provider!.enqueue({ kind: "hang", partialText: "" });
     const id = sc(await h.call("codex_start", { project_id: "demo", prompt: "hang" })).task_id;
     const first = sc(await h.call("codex_wait", { task_id: id, timeout_seconds: 1 }));
-    expect(first.timed_out).toBe(true);
-    expect(first.state).toBe("running");
-    expect(first.next_cursor).toMatch(new RegExp(`^${id}:\\d+$`));
+    // No news yet: only the state and what it is doing; the automatic cursor stays where it was.
+    expect(first).toEqual({ state: "running", ran_s: expect.any(Number) });
     // A steer re-issues the model request; the new answer has a commentary message then a command.
     h.provider!.enqueue({ kind: "output", items: [{ type: "message", text: "working on it" }, { type: "exec", cmd: "sleep 1; echo x" }] }, { kind: "output", items: [{ type: "message", text: "done" }] });
     const waiting = h.call("codex_wait", { task_id: id, timeout_seconds: 60 });
