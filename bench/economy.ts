@@ -3,7 +3,7 @@
 // measured figures. A benchmark: it always exits 0 when the tasks ran, and marks rows over target instead of failing.
 import { getPlatform } from "../platform/index.ts";
 import { runLongTasks, WAIT_SECONDS, WORK_TO_WAIT, type LongRun } from "./long-task.ts";
-import { economyFigures, runStandardTask, type EconomyFigures, type StandardRun, type Variant } from "./standard-task.ts";
+import { economyFigures, runStandardTask, type CallRecord, type EconomyFigures, type StandardRun, type Variant } from "./standard-task.ts";
 
 export const TARGETS = {
   no_approvals: { chars: 5_000, calls: 6 },
@@ -35,6 +35,14 @@ export interface LongReport extends EconomyFigures {
   finalStates: string[];
   /** How long the work lasted, in wait lengths (a 10-minute task polled every 25 s: 24). */
   waitLengths: number;
+  /** The waits that brought no news, and what they cost: the polling itself. */
+  idle: { waits: number; chars: number };
+}
+
+/** A wait answer without news: one task's state line, or several tasks' states counted. */
+function isIdle(c: CallRecord): boolean {
+  const s = (c.structuredContent ?? {}) as Record<string, unknown>;
+  return Object.keys(s).every((k) => ["state", "ran_s", "command"].includes(k)) || Object.values(s).every((v) => typeof v === "number");
 }
 
 export interface EconomyReport {
@@ -45,7 +53,9 @@ export interface EconomyReport {
 }
 
 function longReport(run: LongRun): LongReport {
-  return { tasks: run.tasks, finalStates: run.finalStates, waitLengths: run.waitLengths, ...economyFigures(run) };
+  const idle = run.calls.filter((c) => c.tool === "codex_wait" && isIdle(c));
+  const chars = idle.reduce((sum, c) => sum + c.text.length + c.structured.length, 0);
+  return { tasks: run.tasks, finalStates: run.finalStates, waitLengths: run.waitLengths, idle: { waits: idle.length, chars }, ...economyFigures(run) };
 }
 
 function variantReport(run: StandardRun): VariantReport {
@@ -114,7 +124,7 @@ export function economyRows(r: EconomyReport): string[][] {
   return rows;
 }
 
-const over = (figure: number, target: number, fmt: (x: number) => string = n) => (figure > target ? `OVER by ${fmt(figure - target)}` : "ok");
+const over = (figure: number, target: number, fmt: (x: number) => string = (x) => n(Math.ceil(x))) => (figure > target ? `OVER by ${fmt(figure - target)}` : "ok");
 
 function longRows(r: EconomyReport): string[][] {
   const { long, parallel } = r;
@@ -125,9 +135,11 @@ function longRows(r: EconomyReport): string[][] {
     [`long task (10 min, 25 s waits, scaled): chars`, n(long.totalChars), `<= ${n(TARGETS.long.chars)}`, "", "", over(long.totalChars, TARGETS.long.chars)],
     ["  calls", String(long.calls), `<= ${TARGETS.long.calls}`, "", "", over(long.calls, TARGETS.long.calls)],
     ["  text / structured chars", `${n(long.textChars)} / ${n(long.structuredChars)}`, "", "", "", pace(long)],
+    ["  waits without news: count / chars", `${long.idle.waits} / ${n(long.idle.chars)}`, "", "", "", `${long.idle.waits ? Math.round(long.idle.chars / long.idle.waits) : 0} chars each`],
     [`three long tasks, one codex_wait: chars`, n(parallel.totalChars), `<= ${n(Math.floor(charsCap))}`, "", `${(parallel.totalChars / long.totalChars).toFixed(2)}x one`, over(parallel.totalChars, charsCap)],
     ["  calls", String(parallel.calls), `<= ${Math.floor(callsCap)}`, "", `${(parallel.calls / long.calls).toFixed(2)}x one`, over(parallel.calls, callsCap, (x) => x.toFixed(1))],
     ["  text / structured chars", `${n(parallel.textChars)} / ${n(parallel.structuredChars)}`, "", "", "", pace(parallel)],
+    ["  waits without news: count / chars", `${parallel.idle.waits} / ${n(parallel.idle.chars)}`, "", "", `${(parallel.idle.chars / Math.max(1, long.idle.chars)).toFixed(2)}x one`, "the polling, shared by the three"],
   ];
   for (const x of [long, parallel]) {
     const notDone = x.finalStates.filter((st) => st !== "completed");

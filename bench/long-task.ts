@@ -4,7 +4,7 @@
 import type { Platform } from "../platform/types.ts";
 import { startHarness, type Harness } from "../src/selftest/harness.ts";
 import { userTexts, type MockResponse, type RecordedRequest } from "../src/selftest/mock-provider/index.ts";
-import { record, SETTLED, textOfLength, type CallRecord } from "./standard-task.ts";
+import { recorder, SETTLED, textOfLength, type CallRecord } from "./standard-task.ts";
 
 /** A 10-minute task polled with 25 s waits: the work lasts 24 wait lengths. */
 export const WORK_TO_WAIT = 600 / 25;
@@ -72,13 +72,7 @@ export interface LongRun {
  * asking codex_result for each as soon as its end is reported.
  */
 export async function superviseLongTasks(h: Harness, n: number): Promise<LongRun> {
-  const calls: CallRecord[] = [];
-  const call = async (tool: string, args: Obj): Promise<CallRecord> => {
-    const rec = record(tool, args, await h.call(tool, args));
-    calls.push(rec);
-    if (rec.isError) throw new Error(`${tool} failed: ${rec.text}`);
-    return rec;
-  };
+  const { calls, call } = recorder(h);
   const t0 = Date.now();
   scriptLongTasks(h, t0);
   const ids: string[] = [];

@@ -57,7 +57,7 @@ export interface StandardRun {
 export const SETTLED = new Set(["completed", "failed", "interrupted", "connection_lost", "unknown"]);
 const MAX_WAITS = 40;
 
-export function record(tool: string, args: Record<string, unknown>, r: CallToolResult): CallRecord {
+function record(tool: string, args: Record<string, unknown>, r: CallToolResult): CallRecord {
   return {
     tool,
     args,
@@ -69,6 +69,18 @@ export function record(tool: string, args: Record<string, unknown>, r: CallToolR
 }
 
 type Obj = Record<string, unknown>;
+
+/** Calls tools the way a supervisor does, keeping every result it read; a tool error stops the run. */
+export function recorder(h: Harness): { calls: CallRecord[]; call: (tool: string, args: Obj) => Promise<CallRecord> } {
+  const calls: CallRecord[] = [];
+  const call = async (tool: string, args: Obj): Promise<CallRecord> => {
+    const rec = record(tool, args, await h.call(tool, args));
+    calls.push(rec);
+    if (rec.isError) throw new Error(`${tool} failed: ${rec.text}`);
+    return rec;
+  };
+  return { calls, call };
+}
 const asObj = (v: unknown): Obj => (v && typeof v === "object" ? (v as Obj) : {});
 
 /** Scripts the mock: preamble + first command, one response per further command, then the final answer. */
@@ -83,14 +95,8 @@ export function scriptStandardTask(h: Harness): void {
 
 /** codex_start, codex_wait (defaults) until settled answering every new request with accept, then codex_result. */
 export async function superviseStandardTask(h: Harness, variant: Variant): Promise<StandardRun> {
-  const calls: CallRecord[] = [];
+  const { calls, call } = recorder(h);
   const decisions: Decision[] = [];
-  const call = async (tool: string, args: Obj): Promise<CallRecord> => {
-    const rec = record(tool, args, await h.call(tool, args));
-    calls.push(rec);
-    if (rec.isError) throw new Error(`${tool} failed: ${rec.text}`);
-    return rec;
-  };
   const toolsList = JSON.stringify(await h.client.listTools());
 
   scriptStandardTask(h);

@@ -121,6 +121,8 @@ export async function waitForTasks(sup: Supervisor, guard: WaitGuard, input: Wai
     const deadline = started + timeoutS * 1000;
     let timedOut = false;
     let lingered = false;
+    let lastLine = "";
+    let lastProgress = 0;
     for (;;) {
       for (const w of watched) look(sup, w, mode, multi);
       if (watched.every((w) => w.done)) break;
@@ -148,7 +150,15 @@ export async function waitForTasks(sup: Supervisor, guard: WaitGuard, input: Wai
           resolve();
         }
       });
-      ctx.onProgress?.(Date.now() - started, timeoutS * 1000, progressLine(sup, ids));
+      if (ctx.onProgress) {
+        // A busy task wakes the loop for every stored event: say something when it changed, or every few seconds.
+        const line = progressLine(sup, ids);
+        if (line !== lastLine || Date.now() - lastProgress >= STEP_MS) {
+          ctx.onProgress(Date.now() - started, timeoutS * 1000, line);
+          lastLine = line;
+          lastProgress = Date.now();
+        }
+      }
     }
     return answer(sup, watched, { mode, multi, timedOut, connectionKey: ctx.connectionKey, commitWhenDelivered: ctx.commitWhenDelivered });
   } finally {

@@ -119,6 +119,19 @@ describe("a wait with no news", () => {
     expect(one(await wait({ task_id: id }))).toEqual({ state: "running", ran_s: expect.any(Number) });
   });
 
+  it("holds no longer than the transport allows, and reports progress with the same line", async () => {
+    const id = task();
+    commandRunning(id, "c1", "sleep 600");
+    const seen: [number, string][] = [];
+    const a = await waitForTasks(sup, guard, { task_id: id, timeout_seconds: 30 }, ctx({ hold: { defaultSeconds: 1, maxSeconds: 1 }, onProgress: (_e, total, line) => seen.push([total, line]) }));
+    expect(one(a)).toEqual({ state: "running", ran_s: expect.any(Number), command: "sleep 600" });
+    expect(seen.length).toBeGreaterThan(0);
+    for (const [total, line] of seen) {
+      expect(total).toBe(1000);
+      expect(line).toMatch(/^running \d+s: \$ sleep 600$/);
+    }
+  });
+
   it(`delivers gathered routine progress at the timeout once ${ROUTINE_BATCH} items have piled up`, async () => {
     const id = task();
     for (let i = 0; i < ROUTINE_BATCH; i++) repo.appendEvents(id, commandDone(id, `c${i}`, `echo ${i}`, 0));
