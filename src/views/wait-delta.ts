@@ -120,9 +120,9 @@ function relativeTo(root: string | undefined, path: string): string {
   return r && !r.startsWith("..") && !isAbsolute(r) ? r : path;
 }
 
-const put = <K extends keyof DeltaSummary>(s: DeltaSummary, k: K, v: DeltaSummary[K] & unknown[]) => {
+function put<K extends keyof DeltaSummary>(s: DeltaSummary, k: K, v: NonNullable<DeltaSummary[K]>): void {
   if (v.length) s[k] = v;
-};
+}
 
 export function commandLine(c: CommandView): string {
   return `${c.command} → ${c.exit_code ?? c.status}`;
