@@ -14,7 +14,7 @@ import { RuntimePool } from "../runtime/runtime-pool.ts";
 import { supervisorSettings } from "../config/settings.ts";
 import { Supervisor } from "../tasks/supervisor.ts";
 import { BridgeService } from "../service/bridge-service.ts";
-import { createMcpServer } from "../mcp/server.ts";
+import { createMcpServer, type WaitHold } from "../mcp/server.ts";
 
 export const VERIFIED_CODEX_VERSIONS = ["0.171.0"];
 
@@ -131,6 +131,6 @@ export function describeStartupError(err: unknown): string {
 }
 
 /** One MCP server over the bridge's service; each stdio connection or HTTP session gets its own. */
-export function mcpServerFor(bridge: Bridge) {
-  return createMcpServer({ service: bridge.service, version: BUILD_INFO.version });
+export function mcpServerFor(bridge: Bridge, waitHold?: WaitHold) {
+  return createMcpServer({ service: bridge.service, version: BUILD_INFO.version, waitHold });
 }

@@ -19,7 +19,7 @@ export async function runServe(platform: Platform, args: string[]): Promise<numb
   if (args.length > 0) {
     // Refused rather than ignored: a typo must not silently start a server with other settings than intended.
     const a = args[0]!;
-    const httpOnly = ["--token-file", "--allow-non-loopback", "--session-idle-seconds", "--max-sessions"].includes(a.split("=")[0]!);
+    const httpOnly = ["--token-file", "--allow-non-loopback", "--session-idle-seconds", "--max-sessions", "--max-wait-seconds"].includes(a.split("=")[0]!);
     const why = httpOnly ? `${a.split("=")[0]} only applies with --http HOST:PORT` : `unknown option ${a}`;
     process.stderr.write(`codex-bridge serve: ${why}; see codex-bridge serve --help\n`);
     return 2;

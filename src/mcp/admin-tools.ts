@@ -91,14 +91,14 @@ export function registerAdminTools(server: McpServer, service: BridgeService): v
     "codex_runtime",
     {
       title: "Managed app-server",
-      description: "Status of the managed Codex app-server, or restart it (refused while a task is active, a request pending or an outcome UNKNOWN).",
+      description: "Status of the managed Codex app-server, or restart it (refused while a task is active, a request pending or in flight, or an outcome UNKNOWN).",
       inputSchema: inputOf({ action: z.enum(["status", "restart"]) }),
       outputSchema: outputOf({ state: z.string().optional() }),
       annotations: MUTATING,
     },
     wrap(async (args) => {
       const v = await service.runtime(args.action);
-      return ok(`app-server ${v.state} pid ${v.pid ?? "-"} · restarts ${v.restarts} · active ${v.active} · pending ${v.pending} · unknown ${v.unknown}`, { ...v });
+      return ok(`app-server ${v.state} pid ${v.pid ?? "-"} · generation ${v.generation} · restarts ${v.restarts} · active ${v.active} · pending ${v.pending} · unknown ${v.unknown} · in flight ${v.in_flight}`, { ...v });
     }),
   ));
 }

@@ -1,5 +1,8 @@
 // Plain-text renderings for a language model reader: each fact once, no JSON echo, nothing empty.
-import type { RequestView, WaitAnswer } from "../views/wait.ts";
+import { activityLine } from "../views/activity.ts";
+import type { RequestView } from "../views/request-view.ts";
+import type { WaitAnswer } from "../views/wait.ts";
+import { commandLine, type CommandView, type TaskDelta } from "../views/wait-delta.ts";
 import type { TaskRow } from "../service/bridge-service.ts";
 
 function requestLine(r: RequestView): string {
@@ -16,26 +19,75 @@ function requestLine(r: RequestView): string {
   return parts.join(" · ");
 }
 
-export function renderWait(a: WaitAnswer): string {
+function commandText(c: CommandView): string {
+  const failed = c.exit_code !== 0 || c.status !== "completed";
+  return `$ ${commandLine(c)}${failed && c.id ? ` [${c.id}]` : ""}${c.output ? `\n  ${c.output.replace(/\n/g, "\n  ")}` : ""}`;
+}
+
+/** The first line of a task's part: its state, and on an answer without news what it is doing now. */
+function taskHead(d: TaskDelta): string {
+  let head = d.ran_s !== undefined ? activityLine(d.state, { ran_s: d.ran_s, command: d.command }) : d.state;
+  if (d.turn && d.turn.status !== d.state) head += ` · turn ${d.turn.status}`;
+  if (d.turn?.error) head += `: ${d.turn.error}`;
+  if (d.cursor_lost) head += ` · cursor lost: ${d.reanchor}`;
+  if (d.next_cursor) head += ` · next_cursor ${d.next_cursor}`;
+  if (d.has_more) head += " · more to read: call again";
+  return head;
+}
+
+function taskBody(d: TaskDelta): string[] {
   const lines: string[] = [];
-  const head = a.turn ? `turn ${a.turn.status}${a.turn.error ? `: ${a.turn.error}` : ""}` : a.timed_out ? "still running, call again" : a.state;
-  lines.push(`${a.task_id} ${a.state}${head !== a.state ? ` · ${head}` : ""} · cursor ${a.next_cursor}`);
-  for (const m of a.messages ?? []) lines.push(`codex: ${m}`);
-  if (a.plan) lines.push(`plan: ${a.plan.map((s) => `[${s.status}] ${s.step}`).join("; ")}`);
-  for (const c of a.delta_summary.commands) {
-    lines.push(`$ ${c.command} → ${c.exit_code ?? c.status}${c.output ? `\n  ${c.output.replace(/\n/g, "\n  ")}` : ""}`);
+  const s = d.delta_summary ?? {};
+  for (const m of d.messages ?? []) lines.push(`codex: ${m}`);
+  if (d.plan) lines.push(`plan: ${d.plan.map((p) => `[${p.status}] ${p.step}`).join("; ")}`);
+  for (const c of s.commands ?? []) lines.push(commandText(c));
+  if (s.changes) lines.push(`changed: ${s.changes.join(", ")}`);
+  for (const r of d.requests ?? []) lines.push(`request ${requestLine(r)}`);
+  for (const r of d.tool_requests ?? []) lines.push(`tool request ${requestLine(r)}`);
+  if (s.pending) lines.push(`still pending: ${s.pending.join(", ")}`);
+  // A failed command is already on its own line above.
+  const shown = new Set((s.commands ?? []).map(commandLine));
+  const unresolved = (s.unresolved ?? []).filter((u) => !shown.has(u));
+  if (unresolved.length) lines.push(`unresolved: ${unresolved.join("; ")}`);
+  if (d.events?.length) lines.push(`evidence: ${d.events.map((e) => `#${e.seq} ${e.kind}${e.item_id ? ` ${e.item_id}` : ""} ${JSON.stringify(e.data)}`).join("\n  ")}`);
+  if (s.next) lines.push(`next: ${s.next.join("; ")}`);
+  return lines;
+}
+
+/** One task: its state line, then what happened. Several: each task's part opens with its id. */
+export function renderWait(a: WaitAnswer): string {
+  if (!a.multi) return [taskHead(a.tasks[0]!), ...taskBody(a.tasks[0]!)].join("\n");
+  const quiet = quietTasks(a);
+  if (quiet) return `no news: ${Object.entries(quiet).map(([state, ids]) => `${ids.join(", ")} ${state}`).join("; ")}`;
+  return a.tasks.map((d) => [`${d.task_id} ${taskHead(d)}`, ...taskBody(d).map((l) => `  ${l}`)].join("\n")).join("\n");
+}
+
+/** A wait over several tasks where none has news: only which tasks are in which state (progress notifications and
+ * a single-task wait tell what one is doing). Undefined when some task has something to say. */
+function quietTasks(a: WaitAnswer): Record<string, string[]> | undefined {
+  const byState: Record<string, string[]> = {};
+  for (const d of a.tasks) {
+    const { task_id, state, ran_s: _r, command: _c, ...rest } = d;
+    if (Object.keys(rest).length) return undefined;
+    (byState[state] ??= []).push(task_id);
   }
-  if (a.delta_summary.changes.length) lines.push(`changed: ${a.delta_summary.changes.join(", ")}`);
-  if (a.delta_summary.validation.length) lines.push(`validation: ${a.delta_summary.validation.join("; ")}`);
-  for (const r of a.requests ?? []) lines.push(`request ${requestLine(r)}`);
-  for (const r of a.tool_requests ?? []) lines.push(`tool request ${requestLine(r)}`);
-  const newIds = new Set([...(a.requests ?? []), ...(a.tool_requests ?? [])].map((r) => r.request_id));
-  const older = a.delta_summary.pending.filter((p) => !newIds.has(p.split(" ")[0]!));
-  if (older.length) lines.push(`still pending: ${older.join(", ")}`);
-  if (a.delta_summary.unresolved.length) lines.push(`unresolved: ${a.delta_summary.unresolved.join("; ")}`);
-  if (a.events?.length) lines.push(`evidence: ${a.events.map((e) => `#${e.seq} ${e.kind} ${JSON.stringify(e.data)}`).join("\n  ")}`);
-  lines.push(`next: ${a.delta_summary.next.join("; ")}`);
-  return lines.join("\n");
+  return byState;
+}
+
+/**
+ * The typed half of a wait answer. Commands are `command → exit code` strings and their output stays in the text;
+ * a single task's id is left out (the caller named it).
+ */
+export function waitStructured(a: WaitAnswer): Record<string, unknown> {
+  const typed = (d: TaskDelta): Record<string, unknown> => {
+    const { task_id, delta_summary, ...rest } = d;
+    const summary = delta_summary?.commands ? { ...delta_summary, commands: delta_summary.commands.map(commandLine) } : delta_summary;
+    return { ...(a.multi ? { task_id } : {}), ...rest, ...(summary ? { delta_summary: summary } : {}) };
+  };
+  if (!a.multi) return typed(a.tasks[0]!);
+  const quiet = quietTasks(a);
+  // The text names the tasks; the typed half only counts them (the caller knows which it asked for).
+  return quiet ? Object.fromEntries(Object.entries(quiet).map(([state, ids]) => [state, ids.length])) : { tasks: a.tasks.map(typed) };
 }
 
 /** Threads adopted with thread_id (or started with the relay off) never had bridge_web_tool; Codex cannot add it later. */

@@ -15,13 +15,15 @@ import { inspect, type InspectInput, type InspectPage } from "../views/inspect.t
 import { recentTasks, taskStatus, type TaskStatus } from "../views/task-status.ts";
 import { taskResult, type ResultAnswer } from "../views/task-result.ts";
 import { taskCard, type CardAnswer } from "../views/task-card.ts";
-import { waitForTask, type WaitAnswer, type WaitContext, type WaitInput } from "../views/wait.ts";
+import { waitForTasks, type WaitAnswer, type WaitContext, type WaitInput } from "../views/wait.ts";
+import { WaitGuard } from "../views/wait-guard.ts";
 
 // The types and limits the MCP layer renders and validates with, so it needs nothing behind the service.
 export type { TaskRow } from "../store/rows.ts";
 export type { HealthReport } from "../runtime/health.ts";
 export type { CardAnswer } from "../views/task-card.ts";
 export { PROMPT_MAX_CHARS } from "../tasks/supervisor.ts";
+export { MAX_WAIT_TASKS } from "../views/wait.ts";
 
 export interface ArtifactSettings {
   maxArtifactBytes: number;
@@ -37,10 +39,16 @@ export interface RuntimeStatus {
   active: number;
   pending: number;
   unknown: number;
+  /** Requests sent to the app-server and not yet answered. */
+  in_flight: number;
+  /** Managed restarts so far; a wait cursor from an earlier generation is reported lost. */
+  generation: number;
   last_exit?: unknown;
 }
 
 export class BridgeService {
+  private readonly waitGuard = new WaitGuard();
+
   constructor(
     private readonly sup: Supervisor,
     private readonly platform: Platform,
@@ -52,12 +60,15 @@ export class BridgeService {
     return this.healthReport();
   }
 
-  start(input: StartInput): Promise<TaskRow> {
-    return this.sup.start(input);
+  /** Starts a task; the connection that started it follows it (a wait without task ids covers it). */
+  async start(input: StartInput, connectionKey?: string): Promise<TaskRow> {
+    const t = await this.sup.start(input);
+    if (connectionKey !== undefined) this.sup.repo.cursors.follow(connectionKey, t.id);
+    return t;
   }
 
   wait(input: WaitInput, ctx: WaitContext): Promise<WaitAnswer> {
-    return waitForTask(this.sup, input, ctx);
+    return waitForTasks(this.sup, this.waitGuard, input, ctx);
   }
 
   status(taskId: string): TaskStatus {
@@ -122,16 +133,22 @@ export class BridgeService {
 
   /** Status of the managed app-server; a restart is refused while anything could be lost by it. */
   async runtime(action: "status" | "restart"): Promise<RuntimeStatus> {
-    const counts = this.sup.activeCounts();
+    const counts = { ...this.sup.activeCounts(), in_flight: this.sup.runtimes.all().reduce((n, slot) => n + (slot.runtime.current?.diagnostics().pendingRequests ?? 0), 0) };
     const runtime = this.sup.runtime;
     if (action === "restart") {
-      if (counts.active || counts.pending || counts.unknown) {
-        throw new BridgeError(`restart refused: ${counts.active} active task(s), ${counts.pending} open request(s), ${counts.unknown} UNKNOWN outcome(s); wait, cancel or settle them first`, "action");
+      if (counts.active || counts.pending || counts.unknown || counts.in_flight) {
+        throw new BridgeError(`restart refused: ${counts.active} active task(s), ${counts.pending} open request(s), ${counts.unknown} UNKNOWN outcome(s), ${counts.in_flight} request(s) in flight to the app-server; wait, cancel or settle them first`, "action");
       }
-      await this.sup.runtimes.restart();
+      try {
+        await this.sup.runtimes.restart();
+      } finally {
+        // The old child is gone even when the new one fails to start: its generation is over either way.
+        this.sup.repo.cursors.beginGeneration();
+      }
     }
     const info = runtime.info();
-    return { state: info.state, pid: info.pid, restarts: info.restarts, uptime_s: info.uptimeMs === null ? null : Math.round(info.uptimeMs / 1000), ...counts, ...(runtime.lastExit ? { last_exit: runtime.lastExit } : {}) };
+    const generation = this.sup.repo.cursors.generation();
+    return { state: info.state, pid: info.pid, restarts: info.restarts, uptime_s: info.uptimeMs === null ? null : Math.round(info.uptimeMs / 1000), ...counts, generation, ...(runtime.lastExit ? { last_exit: runtime.lastExit } : {}) };
   }
 
   /** A project named by id or alias, as the artifact tools need it: its directory and whether hard links are served. */

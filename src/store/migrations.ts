@@ -96,4 +96,16 @@ CREATE TABLE checkpoints (
     name: "who answered each interaction",
     sql: `ALTER TABLE interactions ADD COLUMN answered_by TEXT;`,
   },
+  {
+    version: 4,
+    name: "app-server generations: cursors from before a managed restart are reported lost",
+    sql: `
+CREATE TABLE runtime_generations (
+  generation INTEGER PRIMARY KEY,
+  started_at TEXT NOT NULL,
+  first_event_rowid INTEGER NOT NULL
+);
+ALTER TABLE cursors ADD COLUMN generation INTEGER NOT NULL DEFAULT 0;
+`,
+  },
 ];

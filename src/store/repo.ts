@@ -1,4 +1,5 @@
-// Every query on the state database: tasks, events, interactions, items, cursors, context and checkpoints.
+// Every query on the state database: tasks, events, interactions, items, context and checkpoints (cursors and
+// generations in cursors.ts).
 import type { Database, Row, SqlValue } from "../../platform/types.ts";
 import type {
   EventRow,
@@ -8,6 +9,7 @@ import type {
   TaskRow,
   TaskState,
 } from "./rows.ts";
+import { CursorStore } from "./cursors.ts";
 
 const now = () => new Date().toISOString();
 const str = (v: SqlValue | undefined): string | null => (v === null || v === undefined ? null : String(v));
@@ -99,7 +101,11 @@ export interface NewEvent {
 
 /** All SQL the supervisor needs, in one place. Every write that matters happens before it is acknowledged. */
 export class Repo {
-  constructor(readonly db: Database) {}
+  readonly cursors: CursorStore;
+
+  constructor(readonly db: Database) {
+    this.cursors = new CursorStore(db);
+  }
 
   tx<T>(fn: () => T): T {
     return this.db.transaction(fn);
@@ -293,20 +299,6 @@ export class Repo {
     cols.push("updated_at = ?");
     vals.push(now());
     this.db.prepare(`UPDATE interactions SET ${cols.join(", ")} WHERE id = ?`).run(...vals, id);
-  }
-
-  cursor(connectionKey: string, taskId: string): number | undefined {
-    const r = this.db.prepare(`SELECT seq FROM cursors WHERE connection_key = ? AND task_id = ?`).get(connectionKey, taskId);
-    return r ? num(r.seq) : undefined;
-  }
-
-  setCursor(connectionKey: string, taskId: string, seq: number): void {
-    this.db
-      .prepare(
-        `INSERT INTO cursors (connection_key, task_id, seq) VALUES (?, ?, ?)
-         ON CONFLICT(connection_key, task_id) DO UPDATE SET seq = excluded.seq`,
-      )
-      .run(connectionKey, taskId, seq);
   }
 
   setContext(taskId: string, ctx: Record<string, unknown>): void {

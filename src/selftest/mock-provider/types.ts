@@ -40,8 +40,8 @@ export interface MockPatchItem {
 export type MockItem = MockMessageItem | MockExecItem | MockToolItem | MockPatchItem;
 
 export type MockResponse =
-  /** A complete stream: the items, then `response.completed`. */
-  | { kind: "output"; items: MockItem[] }
+  /** A complete stream: the items, then `response.completed`; `delayMs` holds the answer back first (the model "thinks"). */
+  | { kind: "output"; items: MockItem[]; delayMs?: number }
   /** Streams `response.created` (and `partialText` as a started message, if given), then stays open until the client or `close()` ends it. */
   | { kind: "hang"; partialText?: string }
   /** A non-2xx JSON error body instead of a stream. */
