@@ -43,10 +43,12 @@ export function registerAdminTools(server: McpServer, service: BridgeService): v
     "codex_threads",
     {
       title: "Native Codex threads",
-      description: "list: native Codex threads, also ones the bridge did not start; read: one thread's turns. Adopt one with codex_start thread_id.",
+      description: "list: native Codex threads, also ones the bridge did not start (search, cwd: filters); read: a thread's status and turns, paged. Adopt one with codex_start thread_id.",
       inputSchema: inputOf({
         action: z.enum(["list", "read"]),
         thread_id: z.string().max(100).optional(),
+        search: z.string().min(1).max(200).optional(),
+        cwd: z.string().min(1).max(1000).optional(),
         cursor: z.string().max(200).optional(),
         limit: z.number().int().min(1).max(50).optional(),
       }),
@@ -55,11 +57,13 @@ export function registerAdminTools(server: McpServer, service: BridgeService): v
     },
     wrap(async (args) => {
       const r = await service.threads(args);
+      const more = r.next_cursor ? `\nnext_cursor ${r.next_cursor}` : "";
       if (r.action === "list") {
         const text = r.threads.map((t) => `${t.thread_id}${t.task_id ? ` (${t.task_id})` : ""} ${String(t.cwd ?? "")}: ${t.preview}`).join("\n");
-        return ok(text || "no threads", { threads: r.threads, next_cursor: r.next_cursor });
+        return ok((text || "no threads") + more + (r.note ? `\n${r.note}` : ""), { threads: r.threads, next_cursor: r.next_cursor, ...(r.note ? { note: r.note } : {}) });
       }
-      return ok(r.turns.map((t) => `${t.turn_id} ${String(t.status)}`).join("\n") || "no turns", { turns: r.turns, next_cursor: r.next_cursor });
+      const turns = r.turns.map((t) => `${t.turn_id} ${String(t.status)}${t.error ? `: ${t.error}` : ""}`).join("\n");
+      return ok(`thread ${r.thread_id} ${r.status}\n${turns || "no turns"}${more}`, { thread_id: r.thread_id, status: r.status, turns: r.turns, next_cursor: r.next_cursor });
     }),
   ));
 

@@ -6,7 +6,8 @@ import { resolveProject } from "../config/settings.ts";
 import type { RespondInput } from "../policy/decisions.ts";
 import type { HealthReport } from "../runtime/health.ts";
 import { modelPage, type ModelPage } from "../runtime/model-catalog.ts";
-import { listThreads, readThreadTurns } from "../runtime/threads.ts";
+import { listThreads, readThread, type ThreadListInput } from "../runtime/threads.ts";
+import { redactValue } from "../policy/redact.ts";
 import type { TaskRow } from "../store/rows.ts";
 import { checkpoint, type CheckpointInput } from "../tasks/checkpoint.ts";
 import type { ToolResultInput } from "../tasks/ledger.ts";
@@ -96,11 +97,17 @@ export class BridgeService {
     return modelPage(await this.sup.runtime.ensure(), input);
   }
 
-  async threads(input: { action: "list" | "read"; thread_id?: string; cursor?: string; limit?: number }) {
+  /** Native threads; previews and turn errors come from Codex, so they are redacted like everything else returned. */
+  async threads(input: ThreadListInput & { action: "list" | "read"; thread_id?: string }) {
     const client = await this.sup.runtime.ensure();
-    if (input.action === "list") return { action: "list" as const, ...(await listThreads(client, input, (id) => this.sup.repo.taskByThread(id)?.id)) };
+    if (input.action === "list") {
+      const page = await listThreads(client, input, (id) => this.sup.repo.taskByThread(id)?.id);
+      return { action: "list" as const, ...(redactValue(page) as typeof page) };
+    }
     if (!input.thread_id) throw new BridgeError("thread_id is required for action read; codex_threads action=list shows them", "thread_id");
-    return { action: "read" as const, ...(await readThreadTurns(client, { thread_id: input.thread_id, cursor: input.cursor })) };
+    if (input.search || input.cwd) throw new BridgeError("search and cwd filter action list only; drop them for action read", input.search ? "search" : "cwd");
+    const page = await readThread(client, { thread_id: input.thread_id, cursor: input.cursor, limit: input.limit });
+    return { action: "read" as const, ...(redactValue(page) as typeof page) };
   }
 
   checkpoint(input: CheckpointInput) {
