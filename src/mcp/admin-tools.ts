@@ -5,7 +5,8 @@ import type { BridgeService, HealthReport } from "../service/bridge-service.ts";
 import { MUTATING, ok, READ_ONLY, wrap } from "./tool-result.ts";
 import { inputOf, listed, outputOf } from "./listing.ts";
 
-const CHECKPOINT_FIELD = z.string().max(2000);
+// A transport bound only: the domain names its own, smaller limits per field and per record.
+const CHECKPOINT_FIELD = z.string().max(20_000);
 
 export function registerAdminTools(server: McpServer, service: BridgeService): void {
   listed(server.registerTool(
@@ -71,13 +72,17 @@ export function registerAdminTools(server: McpServer, service: BridgeService): v
     "codex_checkpoint",
     {
       title: "Supervisory checkpoint",
-      description: "Read or update a task's short supervisory anchor: goal, constraints, state, next step.",
+      description:
+        "Read or update the short supervisory anchor of a task or native thread, in your own words (no transcripts, prompts, output or answers). goal and constraints are set once; state keeps its previous value.",
       inputSchema: inputOf({
         action: z.enum(["read", "update"]),
-        task_id: z.string().regex(/^t_[0-9a-f]{10}$/, "a task id from codex_start"),
+        task_id: z.string().regex(/^t_[0-9a-f]{10}$/, "a task id from codex_start").optional(),
+        thread_id: z.string().max(100).optional(),
         goal: CHECKPOINT_FIELD.optional(),
         constraints: CHECKPOINT_FIELD.optional(),
         state: CHECKPOINT_FIELD.optional(),
+        acceptance_status: CHECKPOINT_FIELD.optional(),
+        current_understanding: CHECKPOINT_FIELD.optional(),
         next_step: CHECKPOINT_FIELD.optional(),
       }),
       outputSchema: outputOf({ checkpoint: z.looseObject({}).optional() }),
@@ -85,9 +90,10 @@ export function registerAdminTools(server: McpServer, service: BridgeService): v
     },
     wrap(async (args) => {
       const r = service.checkpoint(args);
-      if (r.saved) return ok(`checkpoint of ${args.task_id} saved`, { checkpoint: r.checkpoint });
+      const of = r.anchor.task_id ?? r.anchor.thread_id;
+      if (r.saved) return ok(`checkpoint of ${of} saved`, { ...r.anchor, checkpoint: r.checkpoint });
       const text = Object.entries(r.checkpoint).map(([k, v]) => `${k}: ${String(v)}`).join("\n");
-      return ok(text || "no checkpoint yet", { checkpoint: r.checkpoint });
+      return ok(text || `no checkpoint of ${of} yet`, { ...r.anchor, checkpoint: r.checkpoint });
     }),
   ));
 

@@ -9,7 +9,7 @@ import { modelPage, type ModelPage } from "../runtime/model-catalog.ts";
 import { listThreads, readThread, type ThreadListInput } from "../runtime/threads.ts";
 import { redactValue } from "../policy/redact.ts";
 import type { TaskRow } from "../store/rows.ts";
-import { checkpoint, type CheckpointInput } from "../tasks/checkpoint.ts";
+import { checkpoint, type CheckpointAnswer, type CheckpointInput } from "../tasks/checkpoint.ts";
 import type { ToolResultInput } from "../tasks/ledger.ts";
 import type { StartInput, Supervisor } from "../tasks/supervisor.ts";
 import { inspect, type InspectInput, type InspectPage } from "../views/inspect.ts";
@@ -110,8 +110,7 @@ export class BridgeService {
     return { action: "read" as const, ...(redactValue(page) as typeof page) };
   }
 
-  checkpoint(input: CheckpointInput) {
-    this.sup.task(input.task_id);
+  checkpoint(input: CheckpointInput): CheckpointAnswer {
     return checkpoint(this.sup.repo, input);
   }
 

@@ -313,17 +313,17 @@ export class Repo {
     return r && r.context_json ? json(r.context_json, undefined) : undefined;
   }
 
-  checkpoint(taskId: string): Record<string, unknown> | undefined {
-    const r = this.db.prepare(`SELECT data FROM checkpoints WHERE task_id = ?`).get(taskId);
+  checkpoint(anchor: string): Record<string, unknown> | undefined {
+    const r = this.db.prepare(`SELECT data FROM supervisory_checkpoints WHERE anchor = ?`).get(anchor);
     return r ? json(r.data, {}) : undefined;
   }
 
-  setCheckpoint(taskId: string, data: Record<string, unknown>): void {
+  setCheckpoint(anchor: string, taskId: string | null, data: Record<string, unknown>): void {
     this.db
       .prepare(
-        `INSERT INTO checkpoints (task_id, data, updated_at) VALUES (?, ?, ?)
-         ON CONFLICT(task_id) DO UPDATE SET data = excluded.data, updated_at = excluded.updated_at`,
+        `INSERT INTO supervisory_checkpoints (anchor, task_id, data, updated_at) VALUES (?, ?, ?, ?)
+         ON CONFLICT(anchor) DO UPDATE SET task_id = COALESCE(excluded.task_id, task_id), data = excluded.data, updated_at = excluded.updated_at`,
       )
-      .run(taskId, JSON.stringify(data), now());
+      .run(anchor, taskId, JSON.stringify(data), now());
   }
 }
