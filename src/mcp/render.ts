@@ -66,12 +66,18 @@ export function taskView(t: TaskRow): Record<string, unknown> {
 export function contextLine(ctx: Record<string, unknown>): string {
   const req = (ctx.requested ?? {}) as Record<string, unknown>;
   const nat = (ctx.native ?? {}) as Record<string, unknown>;
-  return Object.keys(req)
-    .map((k) => {
-      const a = String(req[k]);
-      const b = nat[k] === undefined ? "unverified" : String(nat[k]);
-      const same = a === b || (k === "sandbox" && a.replace(/-(\w)/g, (_, c: string) => c.toUpperCase()) === b) || a === "(default)";
-      return same ? `${k}=${b}` : `${k}: asked ${a}, Codex says ${b}`;
-    })
-    .join("; ");
+  const thread = Object.keys(req).map((k) => {
+    const a = String(req[k]);
+    const b = nat[k] === undefined ? "unverified" : String(nat[k]);
+    const same = a === b || (k === "sandbox" && a.replace(/-(\w)/g, (_, c: string) => c.toUpperCase()) === b) || a === "(default)";
+    return same ? `${k}=${b}` : `${k}: asked ${a}, Codex says ${b}`;
+  });
+  const turn = ctx.turn as { turn_id?: string; asked?: Record<string, string>; reported?: Record<string, string> } | undefined;
+  if (turn?.asked && turn.reported) {
+    const asked = turn.asked;
+    const reported = turn.reported;
+    const parts = Object.keys(asked).map((k) => (asked[k] === reported[k] ? `${k}=${reported[k]}` : `${k} asked ${asked[k]}, Codex reports ${reported[k]}`));
+    thread.push(`turn ${turn.turn_id}: ${parts.join(", ")}`);
+  }
+  return thread.join("; ");
 }

@@ -114,8 +114,14 @@ export function registerTaskTools(server: McpServer, service: BridgeService): vo
     "codex_send",
     {
       title: "Steer or continue a task",
-      description: "Send a message: steers the active turn, or starts a new turn on the same thread (a recovery turn after connection_lost).",
-      inputSchema: inputOf({ task_id: taskId, message: z.string().min(1).max(PROMPT_MAX_CHARS), model: z.string().max(100).optional(), effort: z.string().max(40).optional() }),
+      description: "Send a message: steers the active turn, or starts a new turn on the same thread (a recovery turn after connection_lost). model/effort/service_tier: new turns only.",
+      inputSchema: inputOf({
+        task_id: taskId,
+        message: z.string().min(1).max(PROMPT_MAX_CHARS),
+        model: z.string().max(100).optional(),
+        effort: z.string().max(40).optional(),
+        service_tier: z.string().max(40).optional(),
+      }),
       outputSchema: taskOut,
       annotations: MUTATING,
     },

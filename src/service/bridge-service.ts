@@ -11,7 +11,7 @@ import { redactValue } from "../policy/redact.ts";
 import type { TaskRow } from "../store/rows.ts";
 import { checkpoint, type CheckpointAnswer, type CheckpointInput } from "../tasks/checkpoint.ts";
 import type { ToolResultInput } from "../tasks/ledger.ts";
-import type { StartInput, Supervisor } from "../tasks/supervisor.ts";
+import type { SendInput, StartInput, Supervisor } from "../tasks/supervisor.ts";
 import { inspect, type InspectInput, type InspectPage } from "../views/inspect.ts";
 import { recentTasks, taskStatus, type TaskStatus } from "../views/task-status.ts";
 import { taskResult, type ResultAnswer } from "../views/task-result.ts";
@@ -67,7 +67,7 @@ export class BridgeService {
     return recentTasks(this.sup);
   }
 
-  send(input: { task_id: string; message: string; model?: string; effort?: string }) {
+  send(input: SendInput) {
     return this.sup.send(input);
   }
 

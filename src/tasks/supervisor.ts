@@ -18,6 +18,7 @@ import { DEFAULT_PROFILE, resolveProject, type ProfileSpec, type ProjectSpec, ty
 import { newId, type TaskContext } from "./context.ts";
 import { EventIntake } from "./intake.ts";
 import { InteractionLedger, type ToolResultInput } from "./ledger.ts";
+import { refuseOverridesWhileSteering, ThreadSettingsLog, turnLayer, type TurnOverrides, type TurnSettings } from "./turn-settings.ts";
 
 export const PROMPT_MAX_CHARS = 100_000;
 
@@ -30,6 +31,8 @@ export interface StartInput {
   thread_id?: string;
 }
 
+export type SendInput = { task_id: string; message: string } & TurnOverrides;
+
 /**
  * The domain: tasks, turns, events, interactions. It knows nothing of MCP; the MCP layer calls these methods and
  * renders what they return.
@@ -39,6 +42,7 @@ export class Supervisor {
   private readonly events: TaskEvents;
   private readonly ledger: InteractionLedger;
   private readonly intake: EventIntake;
+  private readonly turnSettings = new ThreadSettingsLog();
   readonly startedAt = Date.now();
 
   constructor(
@@ -78,6 +82,7 @@ export class Supervisor {
   }
 
   onNotification(client: AppServerClient, n: ServerNotification): void {
+    this.turnSettings.observe(n);
     this.intake.onNotification(client, n);
   }
 
@@ -158,7 +163,7 @@ export class Supervisor {
       this.threadTask.set(threadId, task.id);
       this.repo.updateTask(task.id, { thread_id: threadId });
       this.events.state(task.id);
-      await this.startTurn(client, task.id, input.prompt, profile, project, model, effort);
+      await this.startTurn(client, task.id, input.prompt, profile, project, { model, effort, service_tier: null });
     } catch (err) {
       this.failStart(task.id, err);
     }
@@ -188,18 +193,21 @@ export class Supervisor {
     this.events.appendNow(taskId, [{ turn_id: t.turn_id, kind: "turn_completed", data: { status: "failed", error: redactText(message) } }]);
   }
 
-  private async startTurn(client: AppServerClient, taskId: string, text: string, profile: ProfileSpec, project: ProjectSpec, model: string | null, effort: string | null): Promise<void> {
+  private async startTurn(client: AppServerClient, taskId: string, text: string, profile: ProfileSpec, project: ProjectSpec, asked: TurnSettings): Promise<void> {
     const t = this.repo.task(taskId)!;
     const params = {
       threadId: t.thread_id,
       input: textInput(text),
       approvalPolicy: profile.approval_policy,
       sandboxPolicy: sandboxPolicy(profile, project),
-      ...(model ? { model } : {}),
-      ...(effort ? { effort } : {}),
+      ...(asked.model ? { model: asked.model } : {}),
+      ...(asked.effort ? { effort: asked.effort } : {}),
+      ...(asked.service_tier ? { serviceTier: asked.service_tier } : {}),
     };
     this.repo.updateTask(taskId, { state: "starting", connection_id: client.connectionId, error: null, final_message: null, unknown: null });
+    const mark = this.turnSettings.mark();
     const res = await turnStart(client, params, { timeoutMs: this.settings.ackTimeoutMs });
+    this.repo.setContext(taskId, { ...this.repo.context(taskId), turn: turnLayer(res.turn.id, asked, this.turnSettings.reportedSince(t.thread_id!, mark)) });
     const cur = this.repo.task(taskId)!;
     const patch: Parameters<Repo["updateTask"]>[1] = { turn_id: res.turn.id, turn_count: cur.turn_count + 1 };
     if (cur.state === "starting") patch.state = "running";
@@ -207,7 +215,7 @@ export class Supervisor {
     this.events.state(taskId).ingest.setTurn(res.turn.id);
   }
 
-  async send(input: { task_id: string; message: string; model?: string; effort?: string }): Promise<{ task: TaskRow; action: "steered" | "new_turn" | "recovery_turn" }> {
+  async send(input: SendInput): Promise<{ task: TaskRow; action: "steered" | "new_turn" | "recovery_turn" }> {
     const task = this.task(input.task_id);
     if (!input.message.trim()) throw new BridgeError("message is empty; say what Codex should do", "message");
     if (input.message.length > PROMPT_MAX_CHARS) throw new BridgeError(`message is ${input.message.length} characters; at most ${PROMPT_MAX_CHARS}`, "message");
@@ -219,6 +227,11 @@ export class Supervisor {
     const project = this.project(task.project_id);
     const client = await this.runtime.ensure();
     const active = !SETTLED_STATES.has(task.state) && task.connection_id === client.connectionId && task.turn_id;
+    if (active) refuseOverridesWhileSteering(input, task.turn_id!);
+    const model = input.model ?? task.model;
+    const effort = input.effort ?? task.effort;
+    // Checked against the live catalog exactly as codex_start checks, before anything is sent.
+    if (input.model || input.effort || input.service_tier) await checkModelChoice(client, model, effort, input.service_tier ?? null, "service_tier");
     if (active) {
       try {
         await turnSteer(client, { threadId: task.thread_id, expectedTurnId: task.turn_id!, input: textInput(input.message) }, { timeoutMs: this.settings.ackTimeoutMs });
@@ -244,7 +257,9 @@ export class Supervisor {
     this.events.forget(task.id);
     this.events.state(task.id);
     try {
-      await this.startTurn(client, task.id, input.message, profile, project, input.model ?? task.model, input.effort ?? task.effort);
+      await this.startTurn(client, task.id, input.message, profile, project, { model, effort, service_tier: input.service_tier ?? null });
+      // Codex keeps an override for later turns too; so does the task, so a later turn does not undo it.
+      if (input.model || input.effort) this.repo.updateTask(task.id, { model, effort });
     } catch (err) {
       this.failStart(task.id, err);
     }

@@ -1,4 +1,5 @@
 // Thread methods of the app-server protocol (verified on 0.171.0): names, params and the result fields the bridge reads.
+import { z } from "zod";
 import type { RequestOptions, Requester } from "./requester.ts";
 
 export const THREAD_START = "thread/start";
@@ -8,6 +9,16 @@ export const THREAD_READ = "thread/read";
 export const THREAD_TURNS_LIST = "thread/turns/list";
 export const THREAD_TERMINALS_LIST = "thread/backgroundTerminals/list";
 export const THREAD_TERMINALS_TERMINATE = "thread/backgroundTerminals/terminate";
+
+/** Sent when a turn/start changed the thread's sticky settings (model, effort, tier...), before its acknowledgement. */
+export const THREAD_SETTINGS_UPDATED = "thread/settings/updated";
+export const THREAD_STATUS_CHANGED = "thread/status/changed";
+
+export const ThreadSettingsEnvelope = z.object({
+  threadId: z.string(),
+  threadSettings: z.looseObject({ model: z.string().optional(), effort: z.string().nullable().optional(), serviceTier: z.string().nullable().optional() }),
+});
+export const ThreadStatusEnvelope = z.object({ threadId: z.string(), status: z.looseObject({ type: z.string() }) });
 
 export interface ThreadStartParams {
   cwd: string;
