@@ -59,6 +59,7 @@ export async function assembleBridge(platform: Platform, opts: AssembleOptions):
       notification: (c, n) => sup.onNotification(c, n),
       request: (c, r) => sup.onServerRequest(c, r),
       exit: (c) => sup.onExit(c),
+      late: (c, r) => sup.onLateResponse(c, r),
     },
   );
   sup = new Supervisor(repo, runtime, supervisorSettings(config.config, opts.env), opts.log);

@@ -1,6 +1,6 @@
 // Plain-text renderings for a language model reader: each fact once, no JSON echo, nothing empty.
 import type { RequestView, WaitAnswer } from "../views/wait.ts";
-import type { TaskRow } from "../service/bridge-service.ts";
+import type { TaskRow, TaskStatus } from "../service/bridge-service.ts";
 
 function requestLine(r: RequestView): string {
   const parts = [`${r.request_id} ${r.kind}`];
@@ -80,4 +80,9 @@ export function contextLine(ctx: Record<string, unknown>): string {
     thread.push(`turn ${turn.turn_id}: ${parts.join(", ")}`);
   }
   return thread.join("; ");
+}
+
+/** An open UNKNOWN in codex_status: what would settle it, and why the check just run did not. */
+export function unknownText(u: NonNullable<TaskStatus["unknown"]>): string {
+  return `UNKNOWN ${u.method} (request ${String(u.request)}${u.turn_id ? `, turn ${u.turn_id}` : ""}) is never resent; settles on: ${u.resolves_on.join("; ")}${u.checked ? `\nchecked now: ${u.checked}` : ""}`;
 }

@@ -20,6 +20,7 @@ import { waitForTask, type WaitAnswer, type WaitContext, type WaitInput } from "
 // The types and limits the MCP layer renders and validates with, so it needs nothing behind the service.
 export type { TaskRow } from "../store/rows.ts";
 export type { HealthReport } from "../runtime/health.ts";
+export type { TaskStatus } from "../views/task-status.ts";
 export { PROMPT_MAX_CHARS } from "../tasks/supervisor.ts";
 
 export interface ArtifactSettings {
@@ -59,7 +60,7 @@ export class BridgeService {
     return waitForTask(this.sup, input, ctx);
   }
 
-  status(taskId: string): TaskStatus {
+  status(taskId: string): Promise<TaskStatus> {
     return taskStatus(this.sup, taskId);
   }
 
@@ -120,7 +121,11 @@ export class BridgeService {
     const runtime = this.sup.runtime;
     if (action === "restart") {
       if (counts.active || counts.pending || counts.unknown) {
-        throw new BridgeError(`restart refused: ${counts.active} active task(s), ${counts.pending} open request(s), ${counts.unknown} UNKNOWN outcome(s); wait, cancel or settle them first`, "action");
+        const unknown = this.sup.repo.tasksWithUnknown().map((t) => `${t.id} ${t.unknown!.method}`);
+        const way = unknown.length
+          ? ` UNKNOWN: ${unknown.join(", ")}; codex_status <task> reads the thread and settles one Codex shows ended, codex_cancel <task> stops or gives it up (nothing is resent).`
+          : "";
+        throw new BridgeError(`restart refused: ${counts.active} active task(s), ${counts.pending} open request(s), ${counts.unknown} UNKNOWN outcome(s); wait, cancel or settle them first.${way}`, "action");
       }
       await runtime.restart();
     }

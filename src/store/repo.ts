@@ -134,6 +134,26 @@ export class Repo {
     return this.db.prepare(`SELECT * FROM tasks WHERE state IN (${marks})`).all(...states).map(toTask);
   }
 
+  /** Tasks with a timed-out mutating request not yet resolved by evidence. */
+  tasksWithUnknown(): TaskRow[] {
+    return this.db.prepare(`SELECT * FROM tasks WHERE unknown_json IS NOT NULL`).all().map(toTask);
+  }
+
+  /** The turn ids seen on a task's events, most recent last (at most `limit`). */
+  turnIds(taskId: string, limit = 1000): string[] {
+    return this.db
+      .prepare(`SELECT turn_id, MAX(seq) AS last FROM events WHERE task_id = ? AND turn_id IS NOT NULL GROUP BY turn_id ORDER BY last DESC LIMIT ?`)
+      .all(taskId, limit)
+      .map((r) => String(r.turn_id))
+      .reverse();
+  }
+
+  /** Another task whose current turn is this one, if any. */
+  taskByTurn(turnId: string): TaskRow | undefined {
+    const r = this.db.prepare(`SELECT * FROM tasks WHERE turn_id = ? LIMIT 1`).get(turnId);
+    return r ? toTask(r) : undefined;
+  }
+
   updateTask(
     id: string,
     patch: Partial<Pick<TaskRow, "thread_id" | "turn_id" | "state" | "final_message" | "error" | "unknown" | "connection_id" | "turn_count" | "model" | "effort">>,

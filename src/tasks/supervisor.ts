@@ -1,9 +1,9 @@
 // The task domain's entry point: start, steer, continue and cancel tasks, answer their requests, and recover after
 // a restart. It knows nothing of MCP; the intake and the ledger do the event and answer work it delegates.
-import type { AppServerClient } from "../codex/client.ts";
+import type { AppServerClient, LateResponse } from "../codex/client.ts";
 import { ConnectionClosedError, RpcError, UnknownOutcomeError } from "../codex/errors.ts";
-import { backgroundTerminalsList, backgroundTerminalTerminate, threadResume, threadStart, type ThreadStartResult } from "../codex/protocol/thread.ts";
-import { TURN_INTERRUPT, TURN_STEER, textInput, turnInterrupt, turnStart, turnSteer } from "../codex/protocol/turn.ts";
+import { threadResume, threadStart } from "../codex/protocol/thread.ts";
+import { textInput, turnStart, turnSteer } from "../codex/protocol/turn.ts";
 import type { ServerNotification, ServerRequest } from "../codex/rpc-messages.ts";
 import type { Repo } from "../store/repo.ts";
 import { BridgeError } from "../bridge-error.ts";
@@ -19,6 +19,9 @@ import { newId, type TaskContext } from "./context.ts";
 import { EventIntake } from "./intake.ts";
 import { InteractionLedger, type ToolResultInput } from "./ledger.ts";
 import { refuseOverridesWhileSteering, ThreadSettingsLog, turnLayer, type TurnOverrides, type TurnSettings } from "./turn-settings.ts";
+import { nativeContext, sandboxPolicy } from "./turn-params.ts";
+import { UnknownOutcomes } from "./unknown-outcomes.ts";
+import { cancelTask, type CancelAnswer } from "./cancel.ts";
 
 export const PROMPT_MAX_CHARS = 100_000;
 
@@ -43,6 +46,8 @@ export class Supervisor {
   private readonly ledger: InteractionLedger;
   private readonly intake: EventIntake;
   private readonly turnSettings = new ThreadSettingsLog();
+  private readonly unknowns: UnknownOutcomes;
+  private readonly ctx: TaskContext;
   readonly startedAt = Date.now();
 
   constructor(
@@ -53,8 +58,10 @@ export class Supervisor {
   ) {
     this.events = new TaskEvents(repo);
     const ctx: TaskContext = { repo, runtime, settings, events: this.events, threadTask: this.threadTask, log };
+    this.ctx = ctx;
     this.ledger = new InteractionLedger(ctx);
     this.intake = new EventIntake(ctx, this.ledger);
+    this.unknowns = new UnknownOutcomes(ctx, settings.unknownTtlMs);
   }
 
   /** After a bridge restart nothing of the old connection survives: settle what was in flight, keep every record. */
@@ -78,12 +85,19 @@ export class Supervisor {
       }
     });
     for (const t of this.repo.recentTasks(200)) if (t.thread_id) this.threadTask.set(t.thread_id, t.id);
+    // The app-server that held an UNKNOWN request exited with the old bridge: the request can no longer take effect.
+    this.unknowns.onExit(null);
     return { lost, stale, uncertain };
   }
 
   onNotification(client: AppServerClient, n: ServerNotification): void {
     this.turnSettings.observe(n);
     this.intake.onNotification(client, n);
+    this.unknowns.onNotification(n);
+  }
+
+  onLateResponse(client: AppServerClient, r: LateResponse): void {
+    this.unknowns.onLate(client.connectionId, r);
   }
 
   onServerRequest(client: AppServerClient, r: ServerRequest): void {
@@ -92,6 +106,7 @@ export class Supervisor {
 
   onExit(client: AppServerClient): void {
     this.intake.onExit(client);
+    this.unknowns.onExit(client.connectionId);
   }
 
   // ---------------------------------------------------------------- tools
@@ -142,7 +157,7 @@ export class Supervisor {
     try {
       let threadId: string;
       if (input.thread_id) {
-        await threadResume(client, { threadId: input.thread_id, excludeTurns: true, cwd: project.cwd });
+        await threadResume(client, { threadId: input.thread_id, excludeTurns: true, cwd: project.cwd }, { timeoutMs: this.settings.ackTimeoutMs });
         threadId = input.thread_id;
       } else {
         const res = await threadStart(client, {
@@ -165,7 +180,7 @@ export class Supervisor {
       this.events.state(task.id);
       await this.startTurn(client, task.id, input.prompt, profile, project, { model, effort, service_tier: null });
     } catch (err) {
-      this.failStart(task.id, err);
+      this.failStart(task.id, err, input.thread_id ?? null);
     }
     return this.repo.task(task.id)!;
   }
@@ -176,11 +191,10 @@ export class Supervisor {
     return first;
   }
 
-  private failStart(taskId: string, err: unknown): void {
+  private failStart(taskId: string, err: unknown, threadId: string | null = null): void {
     const t = this.repo.task(taskId)!;
     if (err instanceof UnknownOutcomeError) {
-      this.repo.updateTask(taskId, { state: "unknown", unknown: { method: err.method, at: new Date().toISOString(), detail: err.message } });
-      this.events.appendNow(taskId, [{ turn_id: t.turn_id, kind: "unknown", data: { method: err.method, detail: err.message } }]);
+      this.recordUnknown(t, err, true, t.thread_id ?? threadId);
       return;
     }
     if (err instanceof ConnectionClosedError) {
@@ -215,13 +229,22 @@ export class Supervisor {
     this.events.state(taskId).ingest.setTurn(res.turn.id);
   }
 
+  private recordUnknown(t: TaskRow, err: UnknownOutcomeError, taskUnknown: boolean, threadId = t.thread_id): void {
+    const sentAt = new Date(Date.now() - err.timeoutMs).toISOString();
+    this.unknowns.record(t.id, err, { connectionId: t.connection_id ?? "", threadId, turnId: taskUnknown ? null : t.turn_id, sentAt, taskUnknown });
+  }
+
   async send(input: SendInput): Promise<{ task: TaskRow; action: "steered" | "new_turn" | "recovery_turn" }> {
     const task = this.task(input.task_id);
     if (!input.message.trim()) throw new BridgeError("message is empty; say what Codex should do", "message");
     if (input.message.length > PROMPT_MAX_CHARS) throw new BridgeError(`message is ${input.message.length} characters; at most ${PROMPT_MAX_CHARS}`, "message");
     if (!task.thread_id) throw new BridgeError("this task never got a Codex thread; start a new task with codex_start", "task_id");
-    if (task.state === "unknown") {
-      throw new BridgeError(`the last ${task.unknown?.method ?? "request"} of this task has an UNKNOWN outcome (it may have been accepted); check codex_status and codex_threads before sending more`, "task_id");
+    if (task.unknown || task.state === "unknown") {
+      throw new BridgeError(
+        `the last ${task.unknown?.method ?? "request"} of this task has an UNKNOWN outcome (it may have been accepted) and is never resent, so nothing was sent. ` +
+          `Run codex_status ${task.id}: it reads the thread and settles it when Codex shows the turn ended; then send again. If it cannot be settled, codex_cancel ${task.id} gives it up`,
+        "task_id",
+      );
     }
     const profile = this.profile(task.profile_id);
     const project = this.project(task.project_id);
@@ -238,8 +261,8 @@ export class Supervisor {
         return { task: this.repo.task(task.id)!, action: "steered" };
       } catch (err) {
         if (err instanceof UnknownOutcomeError) {
-          this.events.appendNow(task.id, [{ turn_id: task.turn_id, kind: "unknown", data: { method: TURN_STEER, detail: err.message } }]);
-          throw new BridgeError(err.message);
+          this.recordUnknown(task, err, false);
+          throw new BridgeError(`${err.message} It settles when the turn ends; codex_status shows it`);
         }
         if (!(err instanceof RpcError) || !/no active turn/.test(err.message)) throw err;
         // The turn ended between our check and the steer: fall through to a new turn.
@@ -247,9 +270,11 @@ export class Supervisor {
     }
     const recovering = task.state === "connection_lost";
     if (!this.runtime.loadedThreads.has(task.thread_id)) {
+      const connectionId = client.connectionId;
       await threadResume(client, { threadId: task.thread_id, excludeTurns: true }, { timeoutMs: this.settings.ackTimeoutMs }).catch((err: unknown) => {
-        if (err instanceof UnknownOutcomeError) throw new BridgeError(`thread/resume outcome UNKNOWN; not retried. ${err.message}`);
-        throw err;
+        if (!(err instanceof UnknownOutcomeError)) throw err;
+        this.recordUnknown({ ...task, connection_id: connectionId }, err, false);
+        throw new BridgeError(`${err.message} codex_status ${task.id} checks whether the thread was resumed`);
       });
       this.runtime.loadedThreads.add(task.thread_id);
     }
@@ -266,48 +291,13 @@ export class Supervisor {
     return { task: this.repo.task(task.id)!, action: recovering ? "recovery_turn" : "new_turn" };
   }
 
-  async cancel(input: { task_id: string; reason?: string }, waitMs = 10_000): Promise<{ task: TaskRow; terminated: number; note: string }> {
-    const task = this.task(input.task_id);
-    if (SETTLED_STATES.has(task.state)) return { task, terminated: 0, note: `already ${task.state}; nothing to cancel` };
-    const client = this.runtime.current;
-    if (!client || task.connection_id !== client.connectionId || !task.thread_id || !task.turn_id) {
-      return { task, terminated: 0, note: "the turn is not on the live connection; nothing was sent" };
-    }
-    if (input.reason) this.events.appendNow(task.id, [{ turn_id: task.turn_id, kind: "cancel_requested", data: { reason: redactText(input.reason) } }]);
-    const done = this.events.waitForSettled(task.id, waitMs);
-    const interrupt = () => turnInterrupt(client, { threadId: task.thread_id!, turnId: task.turn_id! }, { timeoutMs: this.settings.ackTimeoutMs });
-    try {
-      try {
-        await interrupt();
-      } catch (err) {
-        // Right after turn/start Codex may not count the turn as active yet; a refused request was not applied, so one retry is safe.
-        if (!(err instanceof RpcError) || !/no active turn/.test(err.message)) throw err;
-        await new Promise((r) => setTimeout(r, 300));
-        if (SETTLED_STATES.has(this.repo.task(task.id)!.state)) return { task: this.repo.task(task.id)!, terminated: 0, note: "the turn had already ended" };
-        await interrupt();
-      }
-    } catch (err) {
-      if (err instanceof UnknownOutcomeError) {
-        this.events.appendNow(task.id, [{ turn_id: task.turn_id, kind: "unknown", data: { method: TURN_INTERRUPT, detail: err.message } }]);
-        return { task: this.repo.task(task.id)!, terminated: 0, note: err.message };
-      }
-      throw err;
-    }
-    const settled = await done;
-    // The interrupt leaves running commands alive as background terminals: stop them too.
-    let terminated = 0;
-    try {
-      const list = await backgroundTerminalsList(client, { threadId: task.thread_id }, { timeoutMs: 5000 });
-      for (const term of list.data ?? []) {
-        if (!term.processId) continue;
-        const r = await backgroundTerminalTerminate(client, { threadId: task.thread_id, processId: term.processId }, { timeoutMs: 5000 });
-        if (r.terminated) terminated++;
-      }
-    } catch (err) {
-      this.log(`background terminal cleanup failed: ${String(err)}`);
-    }
-    const after = this.repo.task(task.id)!;
-    return { task: after, terminated, note: settled ? `turn ${after.state}` : "interrupt sent; turn/completed not seen yet, keep calling codex_wait" };
+  cancel(input: { task_id: string; reason?: string }, waitMs = 10_000): Promise<CancelAnswer> {
+    return cancelTask(this.ctx, this.unknowns, this.task(input.task_id), input.reason, waitMs);
+  }
+
+  /** The explicit check of an UNKNOWN (codex_status): reads the thread; null when settled or nothing is open. */
+  checkUnknown(taskId: string): Promise<string | null> {
+    return this.unknowns.check(taskId, this.runtime.current);
   }
 
   // ---------------------------------------------------------------- interactions
@@ -334,35 +324,11 @@ export class Supervisor {
   activeCounts(): { active: number; pending: number; unknown: number } {
     const active = this.repo.tasksInStates(["starting", "running", "waiting_for_approval", "waiting_for_tool"]).length;
     const pending = this.repo.interactionsInStates(["pending", "uncertain"]).length;
-    const unknown = this.repo.tasksInStates(["unknown"]).length;
+    const unknown = this.repo.tasksWithUnknown().length;
     return { active, pending, unknown };
   }
 
   isTerminal(state: TaskState): boolean {
     return TERMINAL_STATES.has(state);
-  }
-}
-
-/** What Codex itself reports it will use, as opposed to what the bridge asked for; unknown stays unknown. */
-function nativeContext(res: ThreadStartResult): Record<string, unknown> {
-  const sandbox = (res.sandbox ?? null) as Record<string, unknown> | null;
-  return {
-    cwd: typeof res.cwd === "string" ? res.cwd : "unverified",
-    model: typeof res.model === "string" ? res.model : "unverified",
-    effort: typeof res.reasoningEffort === "string" ? res.reasoningEffort : "(default)",
-    approval_policy: typeof res.approvalPolicy === "string" ? res.approvalPolicy : res.approvalPolicy ? JSON.stringify(res.approvalPolicy) : "unverified",
-    sandbox: sandbox && typeof sandbox.type === "string" ? sandbox.type : "unverified",
-    network_access: sandbox && typeof sandbox.networkAccess === "boolean" ? sandbox.networkAccess : "unverified",
-  };
-}
-
-function sandboxPolicy(profile: ProfileSpec, project: ProjectSpec): Record<string, unknown> {
-  switch (profile.sandbox_type) {
-    case "read-only":
-      return { type: "readOnly", networkAccess: profile.network_access };
-    case "danger-full-access":
-      return { type: "dangerFullAccess" };
-    default:
-      return { type: "workspaceWrite", writableRoots: [project.cwd], networkAccess: profile.network_access, excludeTmpdirEnvVar: false, excludeSlashTmp: false };
   }
 }

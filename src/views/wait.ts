@@ -6,6 +6,7 @@ import type { EventRow, InteractionRow, TaskRow } from "../store/rows.ts";
 import { SETTLED_STATES } from "../store/rows.ts";
 import { offeredDecisions } from "../policy/decisions.ts";
 import type { Supervisor } from "../tasks/supervisor.ts";
+import { resolvedLine, unknownLine } from "./unknown-view.ts";
 
 export type WaitMode = "auto" | "supervision" | "raw";
 
@@ -216,8 +217,10 @@ export function buildAnswer(sup: Supervisor, taskId: string, from: number, mode:
         }
         break;
       case "unknown":
-        unresolved.push(`${String(e.data.method)} outcome UNKNOWN (may have been accepted; not retried)`);
-        abnormal = true;
+        abnormal = true; // said once below, from the open correlation, with what would settle it
+        break;
+      case "unknown_resolved":
+        changes.push(resolvedLine(e.data));
         break;
       case "connection_lost":
         unresolved.push(`connection lost: ${String(e.data.detail)}`);
@@ -228,6 +231,8 @@ export function buildAnswer(sup: Supervisor, taskId: string, from: number, mode:
         break;
     }
   }
+  const openUnknown = unknownLine(t);
+  if (openUnknown) unresolved.unshift(openUnknown);
   const pendingAll = sup.repo.interactions(taskId, ["pending"]);
   const awaitingApproval = new Set(pendingAll.map((i) => i.item_id));
   // A command waiting for approval is already shown as the request; listing it as running too would say it twice.
