@@ -15,6 +15,10 @@ export interface IsolatedCodexHomeOptions {
   /** "untrusted" is not allowed here: in config.toml it is a fatal startup error. Pass it per thread instead. */
   approvalPolicy?: IsolatedApprovalPolicy;
   sandboxMode?: IsolatedSandboxMode;
+  /** Extra `[features]` switches, e.g. the ones that make Codex ask permission or user-input questions. */
+  features?: Record<string, boolean>;
+  /** TOML appended as is (whole tables only), e.g. an `[mcp_servers.<name>]` a test starts. */
+  extraToml?: string;
 }
 
 export interface IsolatedCodexHome {
@@ -45,6 +49,8 @@ export function isolatedConfigToml(opts: Omit<IsolatedCodexHomeOptions, "dir">):
     `approval_policy = ${tomlString(approval)}`,
     `sandbox_mode = ${tomlString(sandbox)}`,
     "check_for_update_on_startup = false",
+    // Codex warns on every turn about switches still under development; a run that turns one on knows it.
+    ...(opts.features ? ["suppress_unstable_features_warning = true"] : []),
     "",
     "[analytics]",
     "enabled = false",
@@ -74,10 +80,12 @@ export function isolatedConfigToml(opts: Omit<IsolatedCodexHomeOptions, "dir">):
     "goals = false",
     "image_generation = false",
     "memories = false",
+    ...Object.entries(opts.features ?? {}).map(([k, v]) => `${k} = ${v}`),
     "",
     "[agents]",
     "enabled = false",
     "",
+    ...(opts.extraToml ? [opts.extraToml, ""] : []),
   ].join("\n");
 }
 

@@ -44,7 +44,7 @@ export function registerAdminTools(server: McpServer, service: BridgeService): v
     "codex_threads",
     {
       title: "Native Codex threads",
-      description: "list: native Codex threads, also ones the bridge did not start (search, cwd: filters); read: a thread's status and turns, paged. Adopt one with codex_start thread_id.",
+      description: "list: native Codex threads, also ones the bridge did not start (search, cwd filter); read: a thread's status and turns, paged. Adopt one with codex_start thread_id.",
       inputSchema: inputOf({
         action: z.enum(["list", "read"]),
         thread_id: z.string().max(100).optional(),
@@ -73,7 +73,7 @@ export function registerAdminTools(server: McpServer, service: BridgeService): v
     {
       title: "Supervisory checkpoint",
       description:
-        "Read or update the short supervisory anchor of a task or native thread, in your own words (no transcripts, prompts, output or answers). goal and constraints are set once; state keeps its previous value.",
+        "Read/update the short anchor of a task or native thread, in your own words (no copied prompts, output or answers). goal, constraints: set once.",
       inputSchema: inputOf({
         action: z.enum(["read", "update"]),
         task_id: z.string().regex(/^t_[0-9a-f]{10}$/, "a task id from codex_start").optional(),

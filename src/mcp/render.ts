@@ -2,9 +2,10 @@
 import type { RequestView, WaitAnswer } from "../views/wait.ts";
 import type { TaskRow, TaskStatus } from "../service/bridge-service.ts";
 
-function requestLine(r: RequestView): string {
+export function requestLine(r: RequestView & { schema?: unknown; mcp_tool?: unknown }): string {
   const parts = [`${r.request_id} ${r.kind}`];
   if (r.command) parts.push(`\`${r.command}\``);
+  if (r.cwd) parts.push(`cwd ${r.cwd}`);
   if (r.tool) parts.push(`${String(r.tool.capability)} (${String(r.tool.operation)}): ${r.tool.request}`);
   if (r.message) parts.push(r.message);
   if (r.paths?.length) parts.push(`paths: ${r.paths.join(", ")}`);
@@ -12,6 +13,8 @@ function requestLine(r: RequestView): string {
   if (r.questions?.length) {
     parts.push(r.questions.map((q) => `[${q.id}] ${q.question}${q.options?.length ? ` (${q.options.join("|")})` : ""}`).join(" "));
   }
+  if (r.mcp_tool) parts.push(`MCP tool call: ${JSON.stringify(r.mcp_tool)}`);
+  if (r.schema && JSON.stringify(r.schema) !== '{"type":"object","properties":{}}') parts.push(`form: ${JSON.stringify(r.schema)}`);
   if (r.decisions?.length) parts.push(`→ ${r.decisions.join("|")}`);
   return parts.join(" · ");
 }
@@ -76,8 +79,10 @@ export function contextLine(ctx: Record<string, unknown>): string {
   if (turn?.asked && turn.reported) {
     const asked = turn.asked;
     const reported = turn.reported;
-    const parts = Object.keys(asked).map((k) => (asked[k] === reported[k] ? `${k}=${reported[k]}` : `${k} asked ${asked[k]}, Codex reports ${reported[k]}`));
-    thread.push(`turn ${turn.turn_id}: ${parts.join(", ")}`);
+    const keys = Object.keys(asked);
+    const parts = keys.map((k) => (asked[k] === reported[k] || asked[k] === "(unchanged)" ? `${k}=${reported[k]}` : `${k} asked ${asked[k]}, Codex reports ${reported[k]}`));
+    const silent = keys.every((k) => asked[k] === "(unchanged)" && reported[k] === "unknown");
+    thread.push(`turn ${turn.turn_id}: ${silent ? "model, effort, service_tier unknown (Codex reported none)" : parts.join(", ")}`);
   }
   return thread.join("; ");
 }

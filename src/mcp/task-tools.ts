@@ -5,7 +5,7 @@ import { PROMPT_MAX_CHARS, type BridgeService } from "../service/bridge-service.
 import { renderResultText } from "../views/evidence.ts";
 import { INSPECT_KINDS } from "../views/inspect.ts";
 import type { WaitAnswer } from "../views/wait.ts";
-import { contextLine, NO_RELAY_NOTE, renderWait, taskLine, taskView, unknownText } from "./render.ts";
+import { contextLine, NO_RELAY_NOTE, renderWait, requestLine, taskLine, taskView, unknownText } from "./render.ts";
 import { deliveryHooksFor, isAttached } from "./delivery.ts";
 import { MUTATING, ok, READ_ONLY, type ToolExtra, wrap } from "./tool-result.ts";
 import { inputOf, listed, outputOf } from "./listing.ts";
@@ -101,7 +101,7 @@ export function registerTaskTools(server: McpServer, service: BridgeService): vo
         const view = { ...taskView(t), ...(pending.length ? { pending } : {}), ...(context ? { context } : {}), ...(unknown ? { unknown } : {}) };
         const lines = [taskLine(t)];
         if (unknown) lines.push(unknownText(unknown));
-        if (pending.length) lines.push(`pending: ${pending.join(", ")}`);
+        for (const r of pending) lines.push(`pending ${requestLine(r)}`);
         if (context) lines.push(`context: ${contextLine(context)}`);
         return ok(lines.join("\n"), view);
       }

@@ -21,6 +21,9 @@ export interface HarnessOptions {
   sandboxType?: "read-only" | "workspace-write" | "danger-full-access";
   files?: Record<string, string>;
   extraConfig?: string;
+  /** Extra Codex `[features]` switches and TOML for the isolated CODEX_HOME (mock provider only). */
+  codexFeatures?: Record<string, boolean>;
+  codexExtraToml?: string;
   env?: Record<string, string | undefined>;
   log?: (msg: string) => void;
 }
@@ -78,7 +81,7 @@ export async function startHarness(platform: Platform, opts: HarnessOptions): Pr
       provider = await startMockProvider();
       const home = join(root, "codex-home");
       mkdirSync(home);
-      writeIsolatedCodexHome({ dir: home, providerBaseUrl: provider.baseUrl });
+      writeIsolatedCodexHome({ dir: home, providerBaseUrl: provider.baseUrl, features: opts.codexFeatures, extraToml: opts.codexExtraToml });
       env = isolatedCodexEnv(baseEnv, { codexHome: home });
     }
     const configPath = join(root, "config.toml");

@@ -2,7 +2,7 @@
 // a restart. It knows nothing of MCP; the intake and the ledger do the event and answer work it delegates.
 import type { AppServerClient, LateResponse } from "../codex/client.ts";
 import { ConnectionClosedError, RpcError, UnknownOutcomeError } from "../codex/errors.ts";
-import { threadResume, threadStart } from "../codex/protocol/thread.ts";
+import { THREAD_SETTINGS_UPDATED, threadResume, threadStart } from "../codex/protocol/thread.ts";
 import { textInput, turnStart, turnSteer } from "../codex/protocol/turn.ts";
 import type { ServerNotification, ServerRequest } from "../codex/rpc-messages.ts";
 import type { Repo } from "../store/repo.ts";
@@ -18,7 +18,7 @@ import { DEFAULT_PROFILE, resolveProject, type ProfileSpec, type ProjectSpec, ty
 import { newId, type TaskContext } from "./context.ts";
 import { EventIntake } from "./intake.ts";
 import { InteractionLedger, type ToolResultInput } from "./ledger.ts";
-import { refuseOverridesWhileSteering, ThreadSettingsLog, turnLayer, type TurnOverrides, type TurnSettings } from "./turn-settings.ts";
+import { refuseOverridesWhileSteering, ThreadSettingsLog, turnLayer, withLateReport, type TurnLayer, type TurnOverrides, type TurnSettings } from "./turn-settings.ts";
 import { nativeContext, sandboxPolicy } from "./turn-params.ts";
 import { UnknownOutcomes } from "./unknown-outcomes.ts";
 import { cancelTask, type CancelAnswer } from "./cancel.ts";
@@ -91,9 +91,19 @@ export class Supervisor {
   }
 
   onNotification(client: AppServerClient, n: ServerNotification): void {
-    this.turnSettings.observe(n);
+    const report = this.turnSettings.observe(n);
+    if (report) this.lateSettingsReport(report.threadId, report.settings);
     this.intake.onNotification(client, n);
     this.unknowns.onNotification(n);
+  }
+
+  private lateSettingsReport(threadId: string, settings: TurnSettings): void {
+    const taskId = this.threadTask.get(threadId);
+    const task = taskId ? this.repo.task(taskId) : undefined;
+    const ctx = task ? this.repo.context(task.id) : undefined;
+    const layer = ctx?.turn as TurnLayer | undefined;
+    if (!task || !layer || layer.turn_id !== task.turn_id || SETTLED_STATES.has(task.state) || layer.reported_by === THREAD_SETTINGS_UPDATED) return;
+    this.repo.setContext(task.id, { ...ctx, turn: withLateReport(layer, settings) });
   }
 
   onLateResponse(client: AppServerClient, r: LateResponse): void {

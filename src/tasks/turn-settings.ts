@@ -27,14 +27,17 @@ export class ThreadSettingsLog {
   private counter = 0;
   private readonly last = new Map<string, { n: number; settings: TurnSettings }>();
 
-  observe(n: ServerNotification): void {
-    if (n.method !== THREAD_SETTINGS_UPDATED) return;
+  /** Records a settings report; returns it so a turn already acknowledged can still take it. */
+  observe(n: ServerNotification): { threadId: string; settings: TurnSettings } | undefined {
+    if (n.method !== THREAD_SETTINGS_UPDATED) return undefined;
     const p = ThreadSettingsEnvelope.safeParse(n.params);
-    if (!p.success) return;
+    if (!p.success) return undefined;
     const s = p.data.threadSettings;
+    const settings = { model: s.model ?? null, effort: s.effort ?? null, service_tier: s.serviceTier ?? null };
     this.last.delete(p.data.threadId);
-    this.last.set(p.data.threadId, { n: ++this.counter, settings: { model: s.model ?? null, effort: s.effort ?? null, service_tier: s.serviceTier ?? null } });
+    this.last.set(p.data.threadId, { n: ++this.counter, settings });
     if (this.last.size > MAX_THREADS) this.last.delete(this.last.keys().next().value!);
+    return { threadId: p.data.threadId, settings };
   }
 
   /** Taken right before a turn/start is written. */
@@ -46,6 +49,19 @@ export class ThreadSettingsLog {
     const r = this.last.get(threadId);
     return r && r.n > mark ? r.settings : undefined;
   }
+}
+
+/**
+ * A report that came after the turn/start was acknowledged (Codex usually sends it before; under load not always):
+ * taken for the turn still running on that thread, since only a turn/start changes these settings.
+ */
+export function withLateReport(layer: TurnLayer, settings: TurnSettings): TurnLayer {
+  return { ...turnLayer(layer.turn_id, unshown(layer.asked), settings), reported_by: `${THREAD_SETTINGS_UPDATED} (after the acknowledgement, while the turn ran)` };
+}
+
+function unshown(asked: TurnLayer["asked"]): TurnSettings {
+  const back = (v: string) => (v === "(unchanged)" ? null : v);
+  return { model: back(asked.model), effort: back(asked.effort), service_tier: back(asked.service_tier) };
 }
 
 export function turnLayer(turnId: string, asked: TurnSettings, reported: TurnSettings | undefined): TurnLayer {

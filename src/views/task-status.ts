@@ -1,11 +1,13 @@
 // codex_status as the domain answers it: one task with its open requests and context evidence, or the recent list.
-import type { InteractionRow, TaskRow } from "../store/rows.ts";
+import type { TaskRow } from "../store/rows.ts";
 import type { Supervisor } from "../tasks/supervisor.ts";
 import { unknownView, type UnknownView } from "./unknown-view.ts";
+import { requestDetail, type RequestDetail } from "./request-detail.ts";
 
 export interface TaskStatus {
   task: TaskRow;
-  pending: string[];
+  /** Open requests in full (a wait shows each whole only once; this is where a lost one is read again). */
+  pending: RequestDetail[];
   context: Record<string, unknown> | undefined;
   unknown?: UnknownView;
 }
@@ -19,7 +21,7 @@ export async function taskStatus(sup: Supervisor, taskId: string): Promise<TaskS
   const checked = sup.task(taskId).unknown ? await sup.checkUnknown(taskId) : null;
   sup.sync(taskId);
   const task = sup.task(taskId);
-  const pending = sup.repo.interactions(task.id, ["pending"]).map((i: InteractionRow) => `${i.id} ${i.kind}`);
+  const pending = sup.repo.interactions(task.id, ["pending"]).map((i) => requestDetail(i));
   const unknown = unknownView(task, checked);
   return { task, pending, context: sup.repo.context(task.id), ...(unknown ? { unknown } : {}) };
 }

@@ -6,9 +6,11 @@ import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { scenario, type FakeApi } from "./fake-scenarios.ts";
 
-const samples = JSON.parse(
-  readFileSync(join(dirname(fileURLToPath(import.meta.url)), "..", "fixtures", "codex", "protocol-samples-0.171.0.json"), "utf8"),
-) as Record<string, { msg: Record<string, unknown> }>;
+const fixtures = join(dirname(fileURLToPath(import.meta.url)), "..", "fixtures", "codex");
+const samples = {
+  ...JSON.parse(readFileSync(join(fixtures, "protocol-samples-0.171.0.json"), "utf8")),
+  ...JSON.parse(readFileSync(join(fixtures, "server-requests-0.171.0.json"), "utf8")),
+} as Record<string, { msg: Record<string, unknown> }>;
 const sample = (key: string) => structuredClone(samples[key]!.msg);
 
 const mode = process.env.FAKE_MODE ?? "normal";

@@ -146,6 +146,26 @@ export function scenario(mode: string, api: FakeApi): Scenario | null {
         },
         steps: [],
       };
+    // The settings report comes after the turn/start's acknowledgement instead of before it.
+    case "settings-after-ack": {
+      let asked: Record<string, any> = {};
+      return {
+        request: (m) => {
+          if (m.method !== "turn/start") return false;
+          asked = m.params;
+          ack(api, m.id, { id: turn, status: "inProgress" });
+          started(api, thread(), turn);
+          return true;
+        },
+        steps: [
+          () => {
+            const n = api.sample("server notification thread/settings/updated");
+            const settings = { ...n.params.threadSettings, model: asked.model, effort: asked.effort, serviceTier: asked.serviceTier ?? null };
+            api.send({ ...n, params: { threadId: thread(), threadSettings: settings } });
+          },
+        ],
+      };
+    }
     // A valid ack, but only after the correlation expired.
     case "expire":
       return { request: withheld, steps: [() => ack(api, turnStarts[0]!, { id: turn, status: "inProgress" })] };

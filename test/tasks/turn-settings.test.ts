@@ -4,6 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { getPlatform } from "../../platform/index.ts";
 import { resultText, startHarness, type Harness } from "../../src/selftest/harness.ts";
 import { sc, settled, startTask, type S } from "../support/task-waits.ts";
+import { fakeBridge } from "../support/fake-bridge.ts";
 
 let h: Harness;
 let methods: string[];
@@ -51,7 +52,7 @@ describe("overrides on codex_send", () => {
     expect(turn.turn_id).toBe(sc(status).turn_id);
     expect(turn.asked).toEqual({ model: "gpt-5.5", effort: "low", service_tier: "priority" });
     expect(turn.reported).toEqual({ model: "gpt-5.5", effort: "low", service_tier: "priority" });
-    expect(turn.reported_by).toBe("thread/settings/updated");
+    expect(turn.reported_by).toMatch(/^thread\/settings\/updated/);
     expect(resultText(status)).toMatch(/turn \S+: model=gpt-5\.5, effort=low, service_tier=priority/);
 
     // The override sticks: the next plain send does not switch back.
@@ -93,5 +94,25 @@ describe("overrides on codex_send", () => {
     const steer = await h.call("codex_send", { task_id: id, message: "STEER: keep going" });
     expect(sc(steer).action).toBe("steered");
     expect((await settled(h, id)).at(-1)!.state).toBe("completed");
+  });
+});
+
+describe("a settings report after the acknowledgement (fake app-server)", () => {
+  it("is still taken for the turn it belongs to", async () => {
+    const f = await fakeBridge("settings-after-ack");
+    try {
+      const t = await f.b.service.start({ project_id: "demo", prompt: "go", model: "gpt-5.5", effort: "low" });
+      expect((await f.b.service.status(t.id)).context?.turn).toMatchObject({ reported: { model: "unknown" } });
+      await f.step(); // the report, after the acknowledgement
+      const s = await f.b.service.status(t.id);
+      expect(s.context?.turn).toMatchObject({
+        turn_id: t.turn_id,
+        asked: { model: "gpt-5.5", effort: "low" },
+        reported: { model: "gpt-5.5", effort: "low" },
+        reported_by: "thread/settings/updated (after the acknowledgement, while the turn ran)",
+      });
+    } finally {
+      await f.close();
+    }
   });
 });

@@ -1,55 +1,19 @@
 // Exact recovery from UNKNOWN against the fake app-server (real 0.171.0 messages in scripted orders): only a late
 // answer with the same id naming a well-formed turn, terminal plus idle for exactly that thread and turn, or a
 // thread/read started after the request settles it; weaker evidence and expiry leave it UNKNOWN; nothing is resent.
-import { chmodSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
-import { getPlatform } from "../../platform/index.ts";
-import { assembleBridge, type Bridge } from "../../src/app/assemble.ts";
-import { MUTATING_METHODS } from "../../src/codex/protocol/session.ts";
+import type { Bridge } from "../../src/app/assemble.ts";
+import { fakeBridge, type FakeBridge } from "../support/fake-bridge.ts";
 
-let root: string | null = null;
-let b: Bridge | null = null;
+let fake: FakeBridge | null = null;
 afterEach(async () => {
-  await b?.close();
-  if (root) rmSync(root, { recursive: true, force: true });
-  b = null;
-  root = null;
+  await fake?.close();
+  fake = null;
 });
 
-async function bridgeOn(mode: string, extraEnv: Record<string, string> = {}): Promise<{ b: Bridge; step: () => Promise<unknown>; sent: () => string[] }> {
-  root = mkdtempSync(join(tmpdir(), "unknown-outcomes-"));
-  const project = join(root, "project");
-  mkdirSync(project);
-  const wrapper = join(root, "fake-codex");
-  const log = join(root, "fake.log");
-  writeFileSync(log, "");
-  writeFileSync(wrapper, `#!/bin/sh\nexec "${join(process.cwd(), "node_modules", ".bin", "bun")}" "${join(process.cwd(), "test", "support", "fake-app-server.ts")}"\n`);
-  chmodSync(wrapper, 0o755);
-  writeFileSync(join(root, "config.toml"), `[projects.demo]\ncwd = ${JSON.stringify(project)}\n[profiles.default]\napproval_policy = "never"\n`);
-  const env = {
-    PATH: process.env.PATH,
-    CODEX_BRIDGE_CONFIG: join(root, "config.toml"),
-    CODEX_BRIDGE_STATE: join(root, "state.sqlite3"),
-    CODEX_BIN: wrapper,
-    FAKE_MODE: mode,
-    FAKE_LOG: log,
-    CODEX_BRIDGE_ACK_TIMEOUT_MS: "200",
-    ...extraEnv,
-  };
-  b = await assembleBridge(await getPlatform(), { env, cwd: root, log: () => {} });
-  const bridge = b;
-  return {
-    b: bridge,
-    step: async () => (await bridge.sup.runtime.ensure()).request("thread/loaded/list", {}),
-    sent: () =>
-      readFileSync(log, "utf8")
-        .split("\n")
-        .filter(Boolean)
-        .map((l) => String((JSON.parse(l) as { method?: string }).method))
-        .filter((m) => MUTATING_METHODS.has(m)),
-  };
+async function bridgeOn(mode: string, extraEnv: Record<string, string> = {}): Promise<FakeBridge> {
+  fake = await fakeBridge(mode, extraEnv);
+  return fake;
 }
 
 const kinds = (b: Bridge, taskId: string) => b.sup.repo.events(taskId, 0, 1000).map((e) => e.kind);
