@@ -113,6 +113,9 @@ describe("the way out of a refused restart", () => {
     const { b, sent } = await bridgeOn("read-settles");
     const t = await b.service.start({ project_id: "demo", prompt: "go" });
     expect(t.state).toBe("unknown");
+    const w = await b.service.wait({ task_id: t.id, timeout_seconds: 0 }, { connectionKey: "test" });
+    expect(w.delta_summary.unresolved[0]).toMatch(/^turn\/start outcome UNKNOWN since .* settles on: Codex's late answer to request \d+; .*codex_status, which reads the thread/);
+    expect(w.delta_summary.next).toContain("codex_status; do not resend blindly");
     const refused = await b.service.runtime("restart").catch((e: Error) => e.message);
     expect(refused).toMatch(/restart refused: .*1 UNKNOWN outcome/);
     expect(refused).toMatch(/codex_status <task> reads the thread/);
