@@ -65,6 +65,7 @@ export async function assembleBridge(platform: Platform, opts: AssembleOptions):
           notification: (c, n) => sup.onNotification(c, n),
           request: (c, r) => sup.onServerRequest(c, r),
           exit: (c) => sup.onExit(c),
+          late: (c, r) => sup.onLateResponse(c, r),
         },
       ),
   });

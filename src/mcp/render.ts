@@ -3,11 +3,12 @@ import { activityLine } from "../views/activity.ts";
 import type { RequestView } from "../views/request-view.ts";
 import type { WaitAnswer } from "../views/wait.ts";
 import { commandLine, type CommandView, type TaskDelta } from "../views/wait-delta.ts";
-import type { TaskRow } from "../service/bridge-service.ts";
+import type { TaskRow, TaskStatus } from "../service/bridge-service.ts";
 
-function requestLine(r: RequestView): string {
+export function requestLine(r: RequestView & { schema?: unknown; mcp_tool?: unknown }): string {
   const parts = [`${r.request_id} ${r.kind}`];
   if (r.command) parts.push(`\`${r.command}\``);
+  if (r.cwd) parts.push(`cwd ${r.cwd}`);
   if (r.tool) parts.push(`${String(r.tool.capability)} (${String(r.tool.operation)}): ${r.tool.request}`);
   if (r.message) parts.push(r.message);
   if (r.paths?.length) parts.push(`paths: ${r.paths.join(", ")}`);
@@ -15,6 +16,8 @@ function requestLine(r: RequestView): string {
   if (r.questions?.length) {
     parts.push(r.questions.map((q) => `[${q.id}] ${q.question}${q.options?.length ? ` (${q.options.join("|")})` : ""}`).join(" "));
   }
+  if (r.mcp_tool) parts.push(`MCP tool call: ${JSON.stringify(r.mcp_tool)}`);
+  if (r.schema && JSON.stringify(r.schema) !== '{"type":"object","properties":{}}') parts.push(`form: ${JSON.stringify(r.schema)}`);
   if (r.decisions?.length) parts.push(`→ ${r.decisions.join("|")}`);
   return parts.join(" · ");
 }
@@ -118,12 +121,25 @@ export function taskView(t: TaskRow): Record<string, unknown> {
 export function contextLine(ctx: Record<string, unknown>): string {
   const req = (ctx.requested ?? {}) as Record<string, unknown>;
   const nat = (ctx.native ?? {}) as Record<string, unknown>;
-  return Object.keys(req)
-    .map((k) => {
-      const a = String(req[k]);
-      const b = nat[k] === undefined ? "unverified" : String(nat[k]);
-      const same = a === b || (k === "sandbox" && a.replace(/-(\w)/g, (_, c: string) => c.toUpperCase()) === b) || a === "(default)";
-      return same ? `${k}=${b}` : `${k}: asked ${a}, Codex says ${b}`;
-    })
-    .join("; ");
+  const thread = Object.keys(req).map((k) => {
+    const a = String(req[k]);
+    const b = nat[k] === undefined ? "unverified" : String(nat[k]);
+    const same = a === b || (k === "sandbox" && a.replace(/-(\w)/g, (_, c: string) => c.toUpperCase()) === b) || a === "(default)";
+    return same ? `${k}=${b}` : `${k}: asked ${a}, Codex says ${b}`;
+  });
+  const turn = ctx.turn as { turn_id?: string; asked?: Record<string, string>; reported?: Record<string, string> } | undefined;
+  if (turn?.asked && turn.reported) {
+    const asked = turn.asked;
+    const reported = turn.reported;
+    const keys = Object.keys(asked);
+    const parts = keys.map((k) => (asked[k] === reported[k] || asked[k] === "(unchanged)" ? `${k}=${reported[k]}` : `${k} asked ${asked[k]}, Codex reports ${reported[k]}`));
+    const silent = keys.every((k) => asked[k] === "(unchanged)" && reported[k] === "unknown");
+    thread.push(`turn ${turn.turn_id}: ${silent ? "model, effort, service_tier unknown (Codex reported none)" : parts.join(", ")}`);
+  }
+  return thread.join("; ");
+}
+
+/** An open UNKNOWN in codex_status: what would settle it, and why the check just run did not. */
+export function unknownText(u: NonNullable<TaskStatus["unknown"]>): string {
+  return `UNKNOWN ${u.method} (request ${String(u.request)}${u.turn_id ? `, turn ${u.turn_id}` : ""}) is never resent; settles on: ${u.resolves_on.join("; ")}${u.checked ? `\nchecked now: ${u.checked}` : ""}`;
 }

@@ -4,7 +4,7 @@ import { z } from "zod";
 import { MAX_WAIT_TASKS, PROMPT_MAX_CHARS, type BridgeService } from "../service/bridge-service.ts";
 import { renderResultText } from "../views/evidence.ts";
 import { INSPECT_KINDS } from "../views/inspect.ts";
-import { contextLine, NO_RELAY_NOTE, renderWait, taskLine, taskView, waitStructured } from "./render.ts";
+import { contextLine, NO_RELAY_NOTE, renderWait, requestLine, taskLine, taskView, unknownText, waitStructured } from "./render.ts";
 import { deliveryHooksFor, isAttached } from "./delivery.ts";
 import { MUTATING, ok, READ_ONLY, type ToolExtra, wrap } from "./tool-result.ts";
 import { inputOf, listed, outputOf } from "./listing.ts";
@@ -55,7 +55,7 @@ export function registerTaskTools(server: McpServer, service: BridgeService, hol
     {
       title: "Wait for task progress",
       description:
-        "Long-poll one task, several (task_ids), or with no id every active task you started. Returns at the first message, request, failure or turn end; routine progress comes with it. Call again until the turn ends, then codex_result. cursor: omit, or pass next_cursor.",
+        "Long-poll one task, several (task_ids) or all you started; returns at the first message, request, failure or turn end. Call until the turn ends, then codex_result.",
       inputSchema: inputOf({
         task_id: taskId.optional(),
         task_ids: z.array(taskId).min(1).max(MAX_WAIT_TASKS).optional(),
@@ -99,10 +99,11 @@ export function registerTaskTools(server: McpServer, service: BridgeService, hol
     },
     wrap(async (args) => {
       if (args.task_id) {
-        const { task: t, pending, context } = service.status(args.task_id);
-        const view = { ...taskView(t), ...(pending.length ? { pending } : {}), ...(context ? { context } : {}) };
+        const { task: t, pending, context, unknown } = await service.status(args.task_id);
+        const view = { ...taskView(t), ...(pending.length ? { pending } : {}), ...(context ? { context } : {}), ...(unknown ? { unknown } : {}) };
         const lines = [taskLine(t)];
-        if (pending.length) lines.push(`pending: ${pending.join(", ")}`);
+        if (unknown) lines.push(unknownText(unknown));
+        for (const r of pending) lines.push(`pending ${requestLine(r)}`);
         if (context) lines.push(`context: ${contextLine(context)}`);
         return ok(lines.join("\n"), view);
       }
@@ -116,8 +117,14 @@ export function registerTaskTools(server: McpServer, service: BridgeService, hol
     "codex_send",
     {
       title: "Steer or continue a task",
-      description: "Send a message: steers the active turn, or starts a new turn on the same thread (a recovery turn after connection_lost).",
-      inputSchema: inputOf({ task_id: taskId, message: z.string().min(1).max(PROMPT_MAX_CHARS), model: z.string().max(100).optional(), effort: z.string().max(40).optional() }),
+      description: "Steer the active turn, or start a new turn on the thread (recovery after connection_lost). model/effort/service_tier: new turns only.",
+      inputSchema: inputOf({
+        task_id: taskId,
+        message: z.string().min(1).max(PROMPT_MAX_CHARS),
+        model: z.string().max(100).optional(),
+        effort: z.string().max(40).optional(),
+        service_tier: z.string().max(40).optional(),
+      }),
       outputSchema: taskOut,
       annotations: MUTATING,
     },
@@ -132,7 +139,7 @@ export function registerTaskTools(server: McpServer, service: BridgeService, hol
     {
       title: "Answer a Codex request",
       description:
-        "Answer a pending approval, permission request, question or elicitation by request_id. action: one of the request's decisions. payload: {scope} for permissions, {answers:{id:answer}} for questions, {content} for elicitations.",
+        "Answer a pending request by request_id. action: one of its decisions. payload: {scope} permissions, {answers:{id:answer}} questions, {content} elicitations.",
       inputSchema: inputOf({
         task_id: taskId,
         request_id: requestId,
@@ -177,7 +184,7 @@ export function registerTaskTools(server: McpServer, service: BridgeService, hol
     "codex_result",
     {
       title: "Task result with evidence",
-      description: "After the turn ended: Codex's final message and evidence (commands with exit codes, file changes, diff stat, the bridge's own Git checks).",
+      description: "After the turn ended: Codex's final message and evidence (exit codes, file changes, diff stat, Git checks).",
       inputSchema: inputOf({ task_id: taskId }),
       outputSchema: outputOf({ state: z.string().optional(), final_message: z.string().optional() }),
       annotations: READ_ONLY,

@@ -6,11 +6,12 @@ import { resolveProject } from "../config/settings.ts";
 import type { RespondInput } from "../policy/decisions.ts";
 import type { HealthReport } from "../runtime/health.ts";
 import { modelPage, type ModelPage } from "../runtime/model-catalog.ts";
-import { listThreads, readThreadTurns } from "../runtime/threads.ts";
+import { listThreads, readThread, type ThreadListInput } from "../runtime/threads.ts";
+import { redactValue } from "../policy/redact.ts";
 import type { TaskRow } from "../store/rows.ts";
-import { checkpoint, type CheckpointInput } from "../tasks/checkpoint.ts";
+import { checkpoint, type CheckpointAnswer, type CheckpointInput } from "../tasks/checkpoint.ts";
 import type { ToolResultInput } from "../tasks/ledger.ts";
-import type { StartInput, Supervisor } from "../tasks/supervisor.ts";
+import type { SendInput, StartInput, Supervisor } from "../tasks/supervisor.ts";
 import { inspect, type InspectInput, type InspectPage } from "../views/inspect.ts";
 import { recentTasks, taskStatus, type TaskStatus } from "../views/task-status.ts";
 import { taskResult, type ResultAnswer } from "../views/task-result.ts";
@@ -22,6 +23,7 @@ import { WaitGuard } from "../views/wait-guard.ts";
 export type { TaskRow } from "../store/rows.ts";
 export type { HealthReport } from "../runtime/health.ts";
 export type { CardAnswer } from "../views/task-card.ts";
+export type { TaskStatus } from "../views/task-status.ts";
 export { PROMPT_MAX_CHARS } from "../tasks/supervisor.ts";
 export { MAX_WAIT_TASKS } from "../views/wait.ts";
 
@@ -71,7 +73,7 @@ export class BridgeService {
     return waitForTasks(this.sup, this.waitGuard, input, ctx);
   }
 
-  status(taskId: string): TaskStatus {
+  status(taskId: string): Promise<TaskStatus> {
     return taskStatus(this.sup, taskId);
   }
 
@@ -79,7 +81,7 @@ export class BridgeService {
     return recentTasks(this.sup);
   }
 
-  send(input: { task_id: string; message: string; model?: string; effort?: string }) {
+  send(input: SendInput) {
     return this.sup.send(input);
   }
 
@@ -119,15 +121,20 @@ export class BridgeService {
     return modelPage(await this.sup.runtime.ensure(), input);
   }
 
-  async threads(input: { action: "list" | "read"; thread_id?: string; cursor?: string; limit?: number }) {
+  /** Native threads; previews and turn errors come from Codex, so they are redacted like everything else returned. */
+  async threads(input: ThreadListInput & { action: "list" | "read"; thread_id?: string }) {
     const client = await this.sup.runtime.ensure();
-    if (input.action === "list") return { action: "list" as const, ...(await listThreads(client, input, (id) => this.sup.repo.taskByThread(id)?.id)) };
+    if (input.action === "list") {
+      const page = await listThreads(client, input, (id) => this.sup.repo.taskByThread(id)?.id);
+      return { action: "list" as const, ...(redactValue(page) as typeof page) };
+    }
     if (!input.thread_id) throw new BridgeError("thread_id is required for action read; codex_threads action=list shows them", "thread_id");
-    return { action: "read" as const, ...(await readThreadTurns(client, { thread_id: input.thread_id, cursor: input.cursor })) };
+    if (input.search || input.cwd) throw new BridgeError("search and cwd filter action list only; drop them for action read", input.search ? "search" : "cwd");
+    const page = await readThread(client, { thread_id: input.thread_id, cursor: input.cursor, limit: input.limit });
+    return { action: "read" as const, ...(redactValue(page) as typeof page) };
   }
 
-  checkpoint(input: CheckpointInput) {
-    this.sup.task(input.task_id);
+  checkpoint(input: CheckpointInput): CheckpointAnswer {
     return checkpoint(this.sup.repo, input);
   }
 
@@ -137,7 +144,11 @@ export class BridgeService {
     const runtime = this.sup.runtime;
     if (action === "restart") {
       if (counts.active || counts.pending || counts.unknown || counts.in_flight) {
-        throw new BridgeError(`restart refused: ${counts.active} active task(s), ${counts.pending} open request(s), ${counts.unknown} UNKNOWN outcome(s), ${counts.in_flight} request(s) in flight to the app-server; wait, cancel or settle them first`, "action");
+        const unknown = this.sup.repo.tasksWithUnknown().map((t) => `${t.id} ${t.unknown!.method}`);
+        const way = unknown.length
+          ? ` UNKNOWN: ${unknown.join(", ")}; codex_status <task> reads the thread and settles one Codex shows ended, codex_cancel <task> stops or gives it up (nothing is resent).`
+          : "";
+        throw new BridgeError(`restart refused: ${counts.active} active task(s), ${counts.pending} open request(s), ${counts.unknown} UNKNOWN outcome(s), ${counts.in_flight} request(s) in flight to the app-server; wait, cancel or settle them first.${way}`, "action");
       }
       try {
         await this.sup.runtimes.restart();

@@ -141,6 +141,26 @@ export class Repo {
     return this.db.prepare(`SELECT * FROM tasks WHERE state IN (${marks})`).all(...states).map(toTask);
   }
 
+  /** Tasks with a timed-out mutating request not yet resolved by evidence. */
+  tasksWithUnknown(): TaskRow[] {
+    return this.db.prepare(`SELECT * FROM tasks WHERE unknown_json IS NOT NULL`).all().map(toTask);
+  }
+
+  /** The turn ids seen on a task's events, most recent last (at most `limit`). */
+  turnIds(taskId: string, limit = 1000): string[] {
+    return this.db
+      .prepare(`SELECT turn_id, MAX(seq) AS last FROM events WHERE task_id = ? AND turn_id IS NOT NULL GROUP BY turn_id ORDER BY last DESC LIMIT ?`)
+      .all(taskId, limit)
+      .map((r) => String(r.turn_id))
+      .reverse();
+  }
+
+  /** Another task whose current turn is this one, if any. */
+  taskByTurn(turnId: string): TaskRow | undefined {
+    const r = this.db.prepare(`SELECT * FROM tasks WHERE turn_id = ? LIMIT 1`).get(turnId);
+    return r ? toTask(r) : undefined;
+  }
+
   updateTask(
     id: string,
     patch: Partial<Pick<TaskRow, "thread_id" | "turn_id" | "state" | "final_message" | "error" | "unknown" | "connection_id" | "turn_count" | "model" | "effort">>,
@@ -310,17 +330,17 @@ export class Repo {
     return r && r.context_json ? json(r.context_json, undefined) : undefined;
   }
 
-  checkpoint(taskId: string): Record<string, unknown> | undefined {
-    const r = this.db.prepare(`SELECT data FROM checkpoints WHERE task_id = ?`).get(taskId);
+  checkpoint(anchor: string): Record<string, unknown> | undefined {
+    const r = this.db.prepare(`SELECT data FROM supervisory_checkpoints WHERE anchor = ?`).get(anchor);
     return r ? json(r.data, {}) : undefined;
   }
 
-  setCheckpoint(taskId: string, data: Record<string, unknown>): void {
+  setCheckpoint(anchor: string, taskId: string | null, data: Record<string, unknown>): void {
     this.db
       .prepare(
-        `INSERT INTO checkpoints (task_id, data, updated_at) VALUES (?, ?, ?)
-         ON CONFLICT(task_id) DO UPDATE SET data = excluded.data, updated_at = excluded.updated_at`,
+        `INSERT INTO supervisory_checkpoints (anchor, task_id, data, updated_at) VALUES (?, ?, ?, ?)
+         ON CONFLICT(anchor) DO UPDATE SET task_id = COALESCE(excluded.task_id, task_id), data = excluded.data, updated_at = excluded.updated_at`,
       )
-      .run(taskId, JSON.stringify(data), now());
+      .run(anchor, taskId, JSON.stringify(data), now());
   }
 }

@@ -36,7 +36,8 @@ export class EventIntake {
       const item = (params.item ?? {}) as Record<string, unknown>;
       if (item.type === "dynamicToolCall" && typeof item.id === "string") this.ledger.resolveToolCall(taskId, item.id);
     }
-    if (res.turnStarted) {
+    // A task whose turn/start is UNKNOWN learns its turn only from evidence (unknown-outcomes), not from any turn/started.
+    if (res.turnStarted && repo.task(taskId)?.state !== "unknown") {
       events.flush(taskId);
       repo.updateTask(taskId, { turn_id: res.turnStarted });
     }
@@ -128,7 +129,9 @@ export class EventIntake {
   private completeTurn(taskId: string, c: NonNullable<ReturnType<TaskIngest["handle"]>["turnCompleted"]>): void {
     const { repo, events } = this.ctx;
     const live = events.state(taskId);
-    const status: TaskState = c.status === "completed" ? "completed" : c.status === "interrupted" ? "interrupted" : "failed";
+    const ended: TaskState = c.status === "completed" ? "completed" : c.status === "interrupted" ? "interrupted" : "failed";
+    // While a turn/start is UNKNOWN the task stays so: only evidence for exactly its turn settles it (unknown-outcomes).
+    const status: TaskState = repo.task(taskId)?.state === "unknown" ? "unknown" : ended;
     repo.tx(() => {
       events.flushInside(taskId);
       const error = c.error ? { message: c.error.message, codexErrorInfo: c.error.codexErrorInfo, explanation: explainFailure(c.error.message, c.error.codexErrorInfo) } : null;

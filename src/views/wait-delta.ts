@@ -11,6 +11,7 @@ import { activity } from "./activity.ts";
 import { requestView, type RequestView } from "./request-view.ts";
 import { encodeCursor, REANCHOR, type Cursor } from "./wait-cursor.ts";
 import { isValidationCommand } from "./validation.ts";
+import { resolvedLine, unknownLine } from "./unknown-view.ts";
 
 export type WaitMode = "auto" | "supervision" | "raw";
 
@@ -26,7 +27,7 @@ const EXPANDED_EVENTS_MAX = 20;
 /** Routine progress is held back until news comes, or until this many routine items have gathered. */
 export const ROUTINE_BATCH = 12;
 /** Kinds shown in auto/supervision answers; every other stored event is counted as suppressed. */
-const SHOWN = new Set(["message", "plan", "command", "file_change", "request", "turn_completed", "error", "unknown", "connection_lost", "warning"]);
+const SHOWN = new Set(["message", "plan", "command", "file_change", "request", "turn_completed", "error", "unknown", "unknown_resolved", "connection_lost", "warning"]);
 const PROBLEM_KINDS = new Set(["error", "warning", "unknown", "connection_lost"]);
 
 export interface CommandView {
@@ -87,6 +88,7 @@ export function isNews(e: EventRow, mode: WaitMode): boolean {
     case "turn_completed":
     case "connection_lost":
     case "unknown":
+    case "unknown_resolved":
       return true;
     case "error":
       return e.data.will_retry !== true;
@@ -202,8 +204,10 @@ export function buildDelta(view: WaitView, taskId: string, o: DeltaOptions): { d
         }
         break;
       case "unknown":
-        unresolved.push(`${String(e.data.method)} outcome UNKNOWN (may have been accepted; not retried)`);
-        problems.push(e);
+        problems.push(e); // said once below, from the open correlation, with what would settle it
+        break;
+      case "unknown_resolved":
+        changes.push(resolvedLine(e.data));
         break;
       case "connection_lost":
         unresolved.push(`connection lost: ${String(e.data.detail)}`);
@@ -215,6 +219,8 @@ export function buildDelta(view: WaitView, taskId: string, o: DeltaOptions): { d
     }
   }
 
+  const openUnknown = unknownLine(t);
+  if (openUnknown) unresolved.unshift(openUnknown);
   const pendingAll = repo.interactions(taskId, ["pending"]);
   const shown = new Set(newRequests.map((i) => i.id));
   const troubled = events.length ? repo.interactions(taskId, ["stale", "uncertain"]) : [];

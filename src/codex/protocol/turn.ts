@@ -21,6 +21,7 @@ export interface TurnStartParams {
   sandboxPolicy: Record<string, unknown>;
   model?: string;
   effort?: string;
+  serviceTier?: string;
 }
 
 export const turnStart = (c: Requester, p: TurnStartParams, o?: RequestOptions) => c.request<{ turn: { id: string } }>(TURN_START, p, o);

@@ -19,12 +19,14 @@ export interface MockExecItem {
   justification?: string;
 }
 
-/** A call to a dynamic tool registered on the thread, e.g. `bridge_web_tool`. */
+/** A call to a dynamic tool registered on the thread, e.g. `bridge_web_tool`, or to a namespaced one (an MCP server's). */
 export interface MockToolItem {
   type: "tool";
   name: string;
   arguments: Record<string, unknown>;
   callId?: string;
+  /** The tool's namespace as codex advertised it, e.g. `mcp__forms` for the MCP server `forms`. */
+  namespace?: string;
 }
 
 /**
