@@ -55,8 +55,9 @@ describe("no server→client requests from any tool", () => {
         { args: { project_id: "demo" }, error: true, says: /prompt/ },
       ],
       codex_wait: [
-        // codex_send (earlier) started a new turn on it: running or, as a rule by now, completed again.
-        { args: { task_id: taskId, timeout_seconds: 2 }, error: false, says: new RegExp(`${taskId} (running|completed)`) },
+        // codex_send (earlier) started a new turn on it: running or, as a rule by now, completed again; codex_runtime
+        // (earlier too) restarted the app-server, so the automatic cursor is from an older generation and says so.
+        { args: { task_id: taskId, timeout_seconds: 2 }, error: false, says: /^(running|completed) · cursor lost: .*Re-anchor: /s },
         { args: { task_id: noTask }, error: true, says: /task_id "t_0000000000" is unknown/ },
         { args: { task_id: taskId, cursor: "garbage" }, error: true, says: /cursor "garbage" is malformed/ },
       ],
@@ -117,6 +118,12 @@ describe("no server→client requests from any tool", () => {
         { args: { action: "restart" }, error: false, says: /app-server ready .*restarts 1/ },
         { args: { action: "explode" }, error: true, says: /action/ },
       ],
+      // The task card's app-only tools: hosts hide them from the model, but a plain client can call them.
+      codex_card: [
+        { args: { task_id: taskId }, error: false, says: new RegExp(`${taskId} completed`) },
+        { args: { task_id: noTask }, error: true, says: /task_id "t_0000000000" is unknown/ },
+      ],
+      codex_card_respond: [{ args: { task_id: taskId, request_id: "r_0000000000", action: "accept" }, error: true, says: /r_0000000000/ }],
     };
     // A tool added later without a case here fails this test instead of going unexercised.
     expect(names.filter((n) => !(n in cases)), "tools without a case").toEqual([]);
