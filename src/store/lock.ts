@@ -2,9 +2,9 @@
 // Two lock files: `<real path>.lock` beside the database (what earlier versions and other hosts look at) and one
 // named after the file's device and inode in a per-user directory, found from every symlink or hard link to it.
 // The OS does not release them for us, so a lock left by a dead process is detected and taken over.
-import { chmodSync, closeSync, lstatSync, mkdirSync, openSync, readFileSync, realpathSync, statSync, unlinkSync, writeSync } from "node:fs";
+import { chmodSync, closeSync, lstatSync, mkdirSync, openSync, readFileSync, readlinkSync, realpathSync, statSync, unlinkSync, writeSync } from "node:fs";
 import { hostname as osHostname, tmpdir, userInfo } from "node:os";
-import { join } from "node:path";
+import { dirname, join, resolve } from "node:path";
 import { z } from "zod";
 import { StoreError } from "./store-error.ts";
 
@@ -185,7 +185,13 @@ function prepareLockDir(dir: string, databasePath: string): void {
 
 /** The database file's identity; the file is created (empty, owner-only) when missing so that it has one. */
 function fileIdentity(databasePath: string): { real: string; id: string } {
-  closeSync(openSync(databasePath, "a", 0o600));
+  try {
+    closeSync(openSync(databasePath, "a", 0o600));
+  } catch (err) {
+    // A state path that is a symlink to a file not yet created: Node creates the target, Deno does not; do it here.
+    if ((err as NodeJS.ErrnoException).code !== "ENOENT" || !lstatSync(databasePath).isSymbolicLink()) throw err;
+    closeSync(openSync(resolve(dirname(databasePath), readlinkSync(databasePath)), "a", 0o600));
+  }
   const real = realpathSync.native(databasePath);
   const st = statSync(real, { bigint: true });
   return { real, id: `${st.dev}-${st.ino}` };

@@ -99,6 +99,7 @@ function register(name: string, fn: Fn, skipThis: boolean, timeout?: Timeout): v
           if (s.setupError !== undefined) throw s.setupError;
         }
         resetExpectState(fullName);
+        finished.length = 0;
         for (const s of suites) for (const hook of s.beforeEach) await hook();
         await withTimeout(fn, timeoutMs, fullName);
       } catch (err) {
@@ -113,6 +114,8 @@ function register(name: string, fn: Fn, skipThis: boolean, timeout?: Timeout): v
           }
         }
       };
+      // As under vitest: onTestFinished callbacks run after the test, before the afterEach hooks.
+      await cleanup(finished.splice(0));
       for (const s of [...suites].reverse()) await cleanup(s.afterEach);
       for (const s of [...suites].reverse()) if (--s.pending === 0) await cleanup(s.afterAll);
       if (failure !== undefined) throw failure;
@@ -200,6 +203,9 @@ export const beforeAll = (fn: Fn): void => void scope().beforeAll.push(fn);
 export const afterAll = (fn: Fn): void => void scope().afterAll.push(fn);
 export const beforeEach = (fn: Fn): void => void scope().beforeEach.push(fn);
 export const afterEach = (fn: Fn): void => void scope().afterEach.push(fn);
+/** Callbacks registered while the current test runs; called once it finished (outside a test: never, as vitest throws). */
+const finished: Fn[] = [];
+export const onTestFinished = (fn: Fn): void => void finished.push(fn);
 
 // ---- expect: the same construction as vitest's createExpect, without the runner's per-test bookkeeping.
 chai.use(JestExtend);
