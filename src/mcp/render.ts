@@ -1,4 +1,5 @@
 // Plain-text renderings for a language model reader: each fact once, no JSON echo, nothing empty.
+import { failureText } from "../views/evidence.ts";
 import type { RequestView, WaitAnswer } from "../views/wait.ts";
 import type { TaskRow } from "../service/bridge-service.ts";
 
@@ -20,6 +21,7 @@ export function renderWait(a: WaitAnswer): string {
   const lines: string[] = [];
   const head = a.turn ? `turn ${a.turn.status}${a.turn.error ? `: ${a.turn.error}` : ""}` : a.timed_out ? "still running, call again" : a.state;
   lines.push(`${a.task_id} ${a.state}${head !== a.state ? ` · ${head}` : ""} · cursor ${a.next_cursor}`);
+  if (a.failure) lines.push(failureText(a.failure));
   for (const m of a.messages ?? []) lines.push(`codex: ${m}`);
   if (a.plan) lines.push(`plan: ${a.plan.map((s) => `[${s.status}] ${s.step}`).join("; ")}`);
   for (const c of a.delta_summary.commands) {
@@ -47,8 +49,8 @@ export function taskLine(t: TaskRow): string {
   if (t.turn_id) bits.push(`turn ${t.turn_id}`);
   if (!t.relay && t.thread_id) bits.push(NO_RELAY_NOTE);
   if (t.unknown) bits.push(`UNKNOWN: ${t.unknown.method}`);
-  if (t.error) bits.push(`error: ${t.error.explanation}`);
-  return bits.join(" · ");
+  const line = bits.join(" · ");
+  return t.failure ? `${line}\n${failureText(t.failure)}` : line;
 }
 
 /** The compact typed view of a task used in structuredContent. */
@@ -58,7 +60,7 @@ export function taskView(t: TaskRow): Record<string, unknown> {
   if (t.turn_id) v.turn_id = t.turn_id;
   if (!t.relay && t.thread_id) v.relay = false;
   if (t.unknown) v.unknown = t.unknown;
-  if (t.error) v.error = t.error.explanation;
+  if (t.failure) v.failure = t.failure;
   return v;
 }
 

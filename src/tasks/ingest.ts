@@ -15,7 +15,7 @@ export interface IngestResult {
   events: NewEvent[];
   items: Omit<ItemRow, "updated_at" | "task_id">[];
   turnStarted?: string;
-  turnCompleted?: { turnId: string; status: string; error: { message: string; codexErrorInfo: unknown } | null; finalText: string | null };
+  turnCompleted?: { turnId: string; status: string; error: { message: string; codexErrorInfo: unknown; details: string | null } | null; finalText: string | null };
   /** Something a waiter should wake for, beyond raw activity. */
   wake: "none" | "activity" | "supervision";
   diff?: string;
@@ -88,7 +88,9 @@ export class TaskIngest {
           if (last && typeof last.text === "string") finalText = redactText(last.text);
         }
         if (final) res.items.push({ item_id: String(final.item_id), turn_id: t.id, type: "agentMessage", status: "completed", data: { text: finalText, final: true } });
-        const error = t.error ? { message: redactText(t.error.message ?? "turn failed"), codexErrorInfo: redactValue(t.error.codexErrorInfo ?? null) } : null;
+        const error = t.error
+          ? { message: redactText(t.error.message ?? "turn failed"), codexErrorInfo: redactValue(t.error.codexErrorInfo ?? null), details: t.error.additionalDetails ?? null }
+          : null;
         res.turnCompleted = { turnId: t.id, status: t.status ?? "completed", error, finalText };
         res.events.push({
           turn_id: t.id,

@@ -17,6 +17,8 @@ import type { CodexRuntime } from "../runtime/app-server.ts";
 import { DEFAULT_PROFILE, resolveProject, type ProfileSpec, type ProjectSpec, type SupervisorSettings } from "../config/settings.ts";
 import { newId, type TaskContext } from "./context.ts";
 import { EventIntake } from "./intake.ts";
+import { failure, startFailure } from "./failure.ts";
+import { silentLog, type EventLog } from "../log.ts";
 import { InteractionLedger, type ToolResultInput } from "./ledger.ts";
 
 export const PROMPT_MAX_CHARS = 100_000;
@@ -45,7 +47,7 @@ export class Supervisor {
     readonly repo: Repo,
     readonly runtime: CodexRuntime,
     readonly settings: SupervisorSettings,
-    private readonly log: (msg: string) => void = () => {},
+    private readonly log: EventLog = silentLog,
   ) {
     this.events = new TaskEvents(repo);
     const ctx: TaskContext = { repo, runtime, settings, events: this.events, threadTask: this.threadTask, log };
@@ -60,7 +62,7 @@ export class Supervisor {
     let uncertain = 0;
     this.repo.tx(() => {
       for (const t of this.repo.tasksInStates(["starting", "running", "waiting_for_approval", "waiting_for_tool"])) {
-        this.repo.updateTask(t.id, { state: "connection_lost" });
+        this.repo.updateTask(t.id, { state: "connection_lost", failure: failure("bridge_restarted") });
         this.repo.appendEvents(t.id, [{ turn_id: t.turn_id, kind: "connection_lost", data: { detail: "the bridge restarted while the turn was active" } }]);
         lost++;
       }
@@ -120,19 +122,23 @@ export class Supervisor {
     } else {
       project = this.project(input.project_id);
     }
-    const client = await this.runtime.ensure();
+    const newTask = (relay: boolean, state: TaskState) =>
+      this.repo.insertTask({ id: newId("t_"), project_id: project.id, profile_id: profile.id, prompt: redactText(input.prompt), relay, model, effort, state });
+    let client: AppServerClient;
+    try {
+      client = await this.runtime.ensure();
+    } catch (err) {
+      // Nothing reached Codex, but the start failed: recorded, so codex_status and codex_health can say why.
+      const t = newTask(false, "failed");
+      const why = startFailure(err);
+      this.repo.updateTask(t.id, { failure: why });
+      this.log("error", "start_failed", { task: t.id, code: why.code });
+      return this.repo.task(t.id)!;
+    }
     await checkModelChoice(client, model, effort, profile.service_tier || null);
-    const relay = !input.thread_id && this.settings.relay.enabled;
-    const task = this.repo.insertTask({
-      id: newId("t_"),
-      project_id: project.id,
-      profile_id: profile.id,
-      prompt: redactText(input.prompt),
-      relay,
-      model,
-      effort,
-      state: "starting",
-    });
+    const relay = !input.thread_id && this.settings.relay.enabled && this.runtime.relayRefused === null;
+    const task = newTask(relay, "starting");
+    this.log("info", "task_started", { task: task.id, project: project.id, profile: profile.id });
     this.repo.updateTask(task.id, { connection_id: client.connectionId });
     try {
       let threadId: string;
@@ -176,15 +182,18 @@ export class Supervisor {
     if (err instanceof UnknownOutcomeError) {
       this.repo.updateTask(taskId, { state: "unknown", unknown: { method: err.method, at: new Date().toISOString(), detail: err.message } });
       this.events.appendNow(taskId, [{ turn_id: t.turn_id, kind: "unknown", data: { method: err.method, detail: err.message } }]);
+      this.log("warn", "outcome_unknown", { task: taskId, method: err.method });
       return;
     }
+    const why = startFailure(err);
+    this.log("error", "start_failed", { task: taskId, code: why.code });
     if (err instanceof ConnectionClosedError) {
-      this.repo.updateTask(taskId, { state: "connection_lost" });
+      this.repo.updateTask(taskId, { state: "connection_lost", failure: why });
       this.events.appendNow(taskId, [{ turn_id: t.turn_id, kind: "connection_lost", data: { detail: err.message } }]);
       return;
     }
     const message = err instanceof Error ? err.message : String(err);
-    this.repo.updateTask(taskId, { state: "failed", error: { message: redactText(message), codexErrorInfo: null, explanation: "Codex refused to start the turn; read the message and fix the input or configuration." } });
+    this.repo.updateTask(taskId, { state: "failed", failure: why });
     this.events.appendNow(taskId, [{ turn_id: t.turn_id, kind: "turn_completed", data: { status: "failed", error: redactText(message) } }]);
   }
 
@@ -198,7 +207,7 @@ export class Supervisor {
       ...(model ? { model } : {}),
       ...(effort ? { effort } : {}),
     };
-    this.repo.updateTask(taskId, { state: "starting", connection_id: client.connectionId, error: null, final_message: null, unknown: null });
+    this.repo.updateTask(taskId, { state: "starting", connection_id: client.connectionId, failure: null, final_message: null, unknown: null });
     const res = await turnStart(client, params, { timeoutMs: this.settings.ackTimeoutMs });
     const cur = this.repo.task(taskId)!;
     const patch: Parameters<Repo["updateTask"]>[1] = { turn_id: res.turn.id, turn_count: cur.turn_count + 1 };
@@ -260,6 +269,7 @@ export class Supervisor {
     }
     if (input.reason) this.events.appendNow(task.id, [{ turn_id: task.turn_id, kind: "cancel_requested", data: { reason: redactText(input.reason) } }]);
     const done = this.events.waitForSettled(task.id, waitMs);
+    this.events.state(task.id).stopReason ??= "interrupted_by_supervisor";
     const interrupt = () => turnInterrupt(client, { threadId: task.thread_id!, turnId: task.turn_id! }, { timeoutMs: this.settings.ackTimeoutMs });
     try {
       try {
@@ -289,7 +299,7 @@ export class Supervisor {
         if (r.terminated) terminated++;
       }
     } catch (err) {
-      this.log(`background terminal cleanup failed: ${String(err)}`);
+      this.log("warn", "terminal_cleanup_failed", { task: task.id, error: err instanceof Error ? err.constructor.name : "unknown" });
     }
     const after = this.repo.task(task.id)!;
     return { task: after, terminated, note: settled ? `turn ${after.state}` : "interrupt sent; turn/completed not seen yet, keep calling codex_wait" };

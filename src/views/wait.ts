@@ -2,7 +2,7 @@
 import { isAbsolute, relative } from "node:path";
 import { BridgeError } from "../bridge-error.ts";
 import { boundText } from "../tasks/bounded-output.ts";
-import type { EventRow, InteractionRow, TaskRow } from "../store/rows.ts";
+import type { EventRow, Failure, InteractionRow, TaskRow } from "../store/rows.ts";
 import { SETTLED_STATES } from "../store/rows.ts";
 import { offeredDecisions } from "../policy/decisions.ts";
 import type { Supervisor } from "../tasks/supervisor.ts";
@@ -59,6 +59,8 @@ export interface WaitAnswer {
   requests?: RequestView[];
   tool_requests?: RequestView[];
   turn?: { status: string; error?: string };
+  /** Why the task failed, was interrupted or was lost: present once it is settled that way. */
+  failure?: Failure;
   events?: { seq: number; kind: string; item_id?: string; data: Record<string, unknown> }[];
   delta_summary: DeltaSummary;
 }
@@ -158,6 +160,8 @@ function seqOf(cursor: string): number {
 export function buildAnswer(sup: Supervisor, taskId: string, from: number, mode: WaitMode, timedOut: boolean): WaitAnswer {
   const t = sup.repo.task(taskId)!;
   const projectRoot = sup.settings.projects[t.project_id]?.cwd;
+  // A classified failure says what Codex's error text and the lost connection's detail would say again.
+  const explained = SETTLED_STATES.has(t.state) && t.failure !== null && t.failure.code !== "unknown";
   // Raw mode pages: the cursor stops at the last event returned, so nothing is skipped.
   const events = sup.repo.events(taskId, from, mode === "raw" ? RAW_PAGE : MAX_EVENTS_PER_WAIT);
   const last = events.length ? events[events.length - 1]!.seq : from;
@@ -207,10 +211,10 @@ export function buildAnswer(sup: Supervisor, taskId: string, from: number, mode:
       }
       case "turn_completed":
         turn = { status: String(e.data.status) };
-        if (e.data.error) turn.error = String(e.data.error);
+        if (e.data.error && !explained) turn.error = String(e.data.error);
         break;
       case "error":
-        if (e.data.will_retry !== true) {
+        if (e.data.will_retry !== true && !explained) {
           unresolved.push(`error: ${String(e.data.message)}`);
           abnormal = true;
         }
@@ -220,7 +224,7 @@ export function buildAnswer(sup: Supervisor, taskId: string, from: number, mode:
         abnormal = true;
         break;
       case "connection_lost":
-        unresolved.push(`connection lost: ${String(e.data.detail)}`);
+        if (!explained) unresolved.push(`connection lost: ${String(e.data.detail)}`);
         abnormal = true;
         break;
       case "warning":
@@ -272,8 +276,10 @@ export function buildAnswer(sup: Supervisor, taskId: string, from: number, mode:
   if (approvals.length) answer.requests = approvals;
   if (tools.length) answer.tool_requests = tools;
   if (turn) answer.turn = turn;
+  if (SETTLED_STATES.has(t.state) && t.failure) answer.failure = t.failure;
   if (mode === "raw" || (mode === "auto" && abnormal)) {
-    const raw = mode === "raw" ? events : events.filter((e) => ["error", "warning", "command", "unknown", "connection_lost"].includes(e.kind)).slice(-20);
+    const evidenceKinds = explained ? ["warning", "command", "unknown"] : ["error", "warning", "command", "unknown", "connection_lost"];
+    const raw = mode === "raw" ? events : events.filter((e) => evidenceKinds.includes(e.kind)).slice(-20);
     answer.events = raw.map((e) => ({ seq: e.seq, kind: e.kind, ...(e.item_id ? { item_id: e.item_id } : {}), data: e.data }));
   }
   return answer;

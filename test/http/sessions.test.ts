@@ -40,7 +40,7 @@ async function serve(limits: { sessionIdleMs?: number; maxSessions?: number } = 
     allowNonLoopback: false,
     tokenFile: null,
     token: null,
-    log: (m) => logs.push(m),
+    log: (_level, event, fields) => logs.push(`${event} ${JSON.stringify(fields)}`),
     ...limits,
   });
   return served;
@@ -101,7 +101,7 @@ describe("serve --http sessions", () => {
     expect(await eventually(() => s.sessionCount() === 0, 10_000), `still ${s.sessionCount()} sessions`).toBe(true);
     const stale = await rawPost(s.port, withSession(ids[0]!), list(1));
     expect(stale.status).toBe(404);
-    expect(logs.join("\n")).toMatch(/closed \d+ idle session\(s\)/);
+    expect(logs.join("\n")).toMatch(/http_sessions_closed \{"sessions":\d+/);
   });
 
   it("keeps a session that is used, or has a request open, past the idle timeout", async () => {

@@ -39,7 +39,7 @@ export async function startHttpBridge(env: Record<string, string | undefined>, a
   exited.then(() => (done = true));
   const until = Date.now() + 60_000;
   let m: RegExpMatchArray | null = null;
-  while (!(m = /ready: (http:\/\/\S+:(\d+)\/mcp)/.exec(stderr()))) {
+  while (!(m = /\bready url=(http:\/\/\S+:(\d+)\/mcp)/.exec(stderr()))) {
     if (done) throw new Error(`bridge exited before it was ready:\n${stderr()}`);
     if (Date.now() > until) {
       child.kill("SIGKILL");

@@ -1,5 +1,6 @@
 // Thread methods of the app-server protocol (verified on 0.171.0): names, params and the result fields the bridge reads.
 import type { RequestOptions, Requester } from "./requester.ts";
+import { keysOf, type SurfaceEntry } from "./surface.ts";
 
 export const THREAD_START = "thread/start";
 export const THREAD_RESUME = "thread/resume";
@@ -15,6 +16,8 @@ export interface ThreadStartParams {
   model?: string;
   serviceTier?: string;
   dynamicTools?: unknown[];
+  /** Not persisted: used for the start-up check that dynamic tools are accepted. */
+  ephemeral?: boolean;
 }
 /** thread/start answers with the thread and what Codex itself will use (cwd, model, sandbox...). */
 export type ThreadStartResult = Record<string, unknown> & { thread: { id: string } };
@@ -32,10 +35,43 @@ export interface Page<T> {
 
 export const threadStart = (c: Requester, p: ThreadStartParams, o?: RequestOptions) => c.request<ThreadStartResult>(THREAD_START, p, o);
 export const threadResume = (c: Requester, p: ThreadResumeParams, o?: RequestOptions) => c.request<unknown>(THREAD_RESUME, p, o);
-export const threadList = (c: Requester, p: { limit: number; cursor?: string }) => c.request<Page<Record<string, unknown>>>(THREAD_LIST, p);
-export const threadTurnsList = (c: Requester, p: { threadId: string; itemsView: "summary"; sortDirection: "asc"; cursor?: string }) =>
-  c.request<Page<Record<string, unknown>>>(THREAD_TURNS_LIST, p);
-export const backgroundTerminalsList = (c: Requester, p: { threadId: string }, o?: RequestOptions) =>
+export interface ThreadListParams {
+  limit: number;
+  cursor?: string;
+}
+export interface ThreadTurnsListParams {
+  threadId: string;
+  itemsView: "summary";
+  sortDirection: "asc";
+  cursor?: string;
+}
+export interface TerminalParams {
+  threadId: string;
+  processId: string;
+}
+
+export const threadList = (c: Requester, p: ThreadListParams) => c.request<Page<Record<string, unknown>>>(THREAD_LIST, p);
+export const threadTurnsList = (c: Requester, p: ThreadTurnsListParams) => c.request<Page<Record<string, unknown>>>(THREAD_TURNS_LIST, p);
+export const backgroundTerminalsList = (c: Requester, p: Pick<TerminalParams, "threadId">, o?: RequestOptions) =>
   c.request<Page<{ processId?: string }>>(THREAD_TERMINALS_LIST, p, o);
-export const backgroundTerminalTerminate = (c: Requester, p: { threadId: string; processId: string }, o?: RequestOptions) =>
+export const backgroundTerminalTerminate = (c: Requester, p: TerminalParams, o?: RequestOptions) =>
   c.request<{ terminated?: boolean }>(THREAD_TERMINALS_TERMINATE, p, o);
+
+export const THREAD_SURFACE: SurfaceEntry[] = [
+  {
+    kind: "request",
+    method: THREAD_START,
+    sends: keysOf<ThreadStartParams>({ cwd: true, approvalPolicy: true, sandbox: true, model: true, serviceTier: true, dynamicTools: true, ephemeral: true }),
+    reads: ["thread.id", "cwd", "model", "reasoningEffort", "approvalPolicy", "sandbox.type", "sandbox.networkAccess"],
+  },
+  { kind: "request", method: THREAD_RESUME, sends: keysOf<ThreadResumeParams>({ threadId: true, excludeTurns: true, cwd: true }) },
+  { kind: "request", method: THREAD_LIST, sends: keysOf<ThreadListParams>({ limit: true, cursor: true }), reads: ["data[].id", "data[].preview", "data[].cwd", "nextCursor"] },
+  {
+    kind: "request",
+    method: THREAD_TURNS_LIST,
+    sends: keysOf<ThreadTurnsListParams>({ threadId: true, itemsView: true, sortDirection: true, cursor: true }),
+    reads: ["data[].id", "data[].status", "nextCursor"],
+  },
+  { kind: "request", method: THREAD_TERMINALS_LIST, sends: ["threadId"], reads: ["data[].processId"] },
+  { kind: "request", method: THREAD_TERMINALS_TERMINATE, sends: keysOf<TerminalParams>({ threadId: true, processId: true }), reads: ["terminated"] },
+];
