@@ -2,6 +2,7 @@
 // what to do, and whether trying again unchanged can help. Derived from Codex's codexErrorInfo, the HTTP status it
 // carries, the error text as a last resort, and the bridge's own state (a cancel it sent, a child that died).
 import { CodexMissingError, ConnectionClosedError, RequestTimeoutError, RpcError, UnverifiedCodexError } from "../codex/errors.ts";
+import { CODEX_ERROR_HTTP_VARIANTS, type CODEX_ERROR_VARIANTS } from "../codex/protocol/turn.ts";
 import { redactText } from "../policy/redact.ts";
 import type { Failure, FailureCode } from "../store/rows.ts";
 
@@ -37,8 +38,9 @@ export function failure(code: FailureCode, sentence?: string): Failure {
   return { code, sentence: sentence ?? c.sentence, retryable: c.retryable };
 }
 
-// codexErrorInfo's plain variants (0.171.0 schema, CodexErrorInfo) → codes; "other" and unlisted ones fall through.
-const BY_INFO: Record<string, FailureCode> = {
+// codexErrorInfo's variants (CODEX_ERROR_VARIANTS, checked against the schema) → codes; "other" falls through to the
+// HTTP status and the text. Typed by the list, so a variant added there must be mapped here.
+const BY_INFO: Record<(typeof CODEX_ERROR_VARIANTS)[number], FailureCode> = {
   contextWindowExceeded: "context_window_exceeded",
   sessionBudgetExceeded: "quota_exceeded",
   usageLimitExceeded: "quota_exceeded",
@@ -62,8 +64,11 @@ const BY_INFO: Record<string, FailureCode> = {
 const QUOTA_RE = /quota|billing|insufficient_quota|usage limit/i;
 const CONTEXT_RE = /context (window|length)|context_length_exceeded|maximum context/i;
 const MODEL_RE = /\bmodel\b.*(not (exist|found|available|supported)|does not exist|no access)|model_not_found/i;
-const CONNECT_RE = /connect|network|dns|resolve|refused|unreachable|timed? ?out/i;
+const CONNECT_RE = /\b(connection (failed|refused|reset)|connect(ion)? error|network|dns|resolve|unreachable|timed? ?out)\b/i;
+const DROPPED_RE = /stream (disconnected|closed)|connection (reset|closed)|unexpected eof/i;
 const NO_LOGIN_RE = /missing environment variable|not logged in|login required|no (auth|credentials)|OPENAI_API_KEY/i;
+
+const isHttpVariant = (v: string | undefined): boolean => (CODEX_ERROR_HTTP_VARIANTS as readonly string[]).includes(v ?? "");
 
 function byStatus(status: number, text: string): FailureCode {
   if (status === 401 || status === 403) return "auth_rejected";
@@ -80,13 +85,14 @@ function byStatus(status: number, text: string): FailureCode {
  */
 export function classifyTurnError(message: string, info: unknown, details?: string | null): Failure {
   const text = `${message} ${details ?? ""}`;
-  if (typeof info === "string" && BY_INFO[info]) return failure(BY_INFO[info]!);
+  const mapped = (v: unknown) => (typeof v === "string" && Object.hasOwn(BY_INFO, v) ? BY_INFO[v as keyof typeof BY_INFO] : undefined);
+  if (mapped(info)) return failure(mapped(info)!);
   if (info && typeof info === "object") {
     const [variant, val] = Object.entries(info as Record<string, unknown>)[0] ?? [];
-    if (variant && BY_INFO[variant]) return failure(BY_INFO[variant]!);
+    if (mapped(variant)) return failure(mapped(variant)!);
     const status = val && typeof val === "object" ? (val as Record<string, unknown>).httpStatusCode : undefined;
     if (typeof status === "number") return failure(byStatus(status, text));
-    if (variant && /^(httpConnectionFailed|responseStream\w+|responseTooManyFailedAttempts)$/.test(variant)) {
+    if (isHttpVariant(variant)) {
       return failure(CONNECT_RE.test(text) ? "provider_unreachable" : "provider_error");
     }
   }
@@ -94,6 +100,7 @@ export function classifyTurnError(message: string, info: unknown, details?: stri
   if (CONTEXT_RE.test(text)) return failure("context_window_exceeded");
   if (QUOTA_RE.test(text)) return failure("quota_exceeded");
   if (MODEL_RE.test(text)) return failure("model_unavailable");
+  if (DROPPED_RE.test(text)) return failure("provider_error");
   return failure("unknown");
 }
 
@@ -104,7 +111,7 @@ export function classifyTurnError(message: string, info: unknown, details?: stri
 export function isUnreachableReport(info: unknown, message: string, details?: string | null): boolean {
   if (!info || typeof info !== "object") return false;
   const [variant, val] = Object.entries(info as Record<string, unknown>)[0] ?? [];
-  if (!variant || !/^(httpConnectionFailed|responseStream\w+)$/.test(variant)) return false;
+  if (!isHttpVariant(variant) || variant === "responseTooManyFailedAttempts") return false;
   const status = val && typeof val === "object" ? (val as Record<string, unknown>).httpStatusCode : undefined;
   return (status === null || status === undefined) && CONNECT_RE.test(`${message} ${details ?? ""}`);
 }
