@@ -89,12 +89,16 @@ export class CodexRuntime {
         if (this.client) this.restarts++;
         this.client = client;
         this.loadedThreads.clear();
+        this.protocol = null;
         await client.start();
         this.protocol = await checkProtocol(client, this.opts.verifiedVersions ?? VERIFIED_CODEX_VERSIONS);
         log("info", "app_server_started", { pid: client.pid, codex: this.protocol.version, verified: this.protocol.verified, relay: this.protocol.relayRefused ? "refused" : "ok" });
         return client;
       } catch (err) {
-        client.kill("SIGKILL");
+        // A child that failed to start or failed the protocol check is never handed out, even before it has exited.
+        if (this.client === client) this.client = null;
+        // Waited for, so its exit is handled before anyone (a closing bridge) can pull the store from under it.
+        await client.close(100).catch(() => client.kill("SIGKILL"));
         throw err;
       } finally {
         this.starting = null;

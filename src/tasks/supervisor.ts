@@ -136,8 +136,10 @@ export class Supervisor {
       return this.repo.task(t.id)!;
     }
     await checkModelChoice(client, model, effort, profile.service_tier || null);
-    const relay = !input.thread_id && this.settings.relay.enabled && this.runtime.relayRefused === null;
+    const refused = this.settings.relay.enabled && !input.thread_id ? this.runtime.relayRefused : null;
+    const relay = !input.thread_id && this.settings.relay.enabled && refused === null;
     const task = newTask(relay, "starting");
+    if (refused) this.events.appendNow(task.id, [{ turn_id: null, kind: "warning", data: { message: `web-tool relay disabled: ${refused}` } }]);
     this.log("info", "task_started", { task: task.id, project: project.id, profile: profile.id });
     this.repo.updateTask(task.id, { connection_id: client.connectionId });
     try {

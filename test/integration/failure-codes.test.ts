@@ -10,6 +10,7 @@ import { assembleBridge } from "../../src/app/assemble.ts";
 import { isolatedCodexEnv, isolatedConfigToml } from "../../src/codex/isolated-home.ts";
 import { resultText, startHarness, type Harness } from "../../src/selftest/harness.ts";
 import { startMockProvider, type MockResponse } from "../../src/selftest/mock-provider/index.ts";
+import { writeFakeCodex } from "../support/fake-codex.ts";
 import { sc, settled, type S } from "../support/task-waits.ts";
 
 interface Expected {
@@ -157,6 +158,22 @@ describe("failure codes from the bridge's own state and the provider's absence",
       await again.close();
     }
     h.bridge.close = async () => {};
+  });
+
+  it("a turn failing with codexErrorInfo sandboxError → sandbox_denied (a fake app-server: the real 0.171.0 only fails the command, not the turn, offline)", async () => {
+    h = await startHarness(await getPlatform(), { mockProvider: true, approvalPolicy: "never" });
+    const env = { ...h.env, CODEX_BIN: writeFakeCodex(h.root), FAKE_MODE: "turn-fails", FAKE_ERROR_INFO: "sandboxError", CODEX_BRIDGE_STATE: ":memory:" };
+    const b = await assembleBridge(await getPlatform(), { env, cwd: h.root, log: () => {} });
+    try {
+      const t = await b.service.start({ project_id: "demo", prompt: "write outside" });
+      const answer = await b.service.wait({ task_id: t.id, timeout_seconds: 20 }, { connectionKey: "test" });
+      expect(answer.state).toBe("failed");
+      expect(answer.failure).toMatchObject({ code: "sandbox_denied", retryable: false });
+      expect(answer.failure!.sentence).toMatch(/sandbox_type/);
+      expect(b.service.status(t.id).task.failure).toEqual(answer.failure);
+    } finally {
+      await b.close();
+    }
   });
 
   it("a missing Codex binary → codex_missing on codex_start, recorded as a failed task", async () => {
