@@ -65,6 +65,11 @@ export class Logger {
     this.write(level, formatEvent(this.now(), level, event, fields) + "\n");
   };
 
+  /** An event the person who started the bridge must see even when the log goes to a file (the server is ready). */
+  announce(event: string, fields?: LogFields): void {
+    this.write("error", formatEvent(this.now(), "info", event, fields) + "\n");
+  }
+
   /**
    * A sentence from the bridge itself, for the person at the terminal: why it cannot start, a bad flag. It may name
    * the bridge's own config or state files, never anything a task produced.
@@ -79,6 +84,7 @@ export class Logger {
     this.out(text.endsWith("\n") ? text : `${text}\n`);
   }
 
+  /** Writes a finished line; `error` lines also reach stderr when the log goes to a file. */
   private write(level: LogLevel, line: string): void {
     const file = this.opts.file;
     if (!file) return this.out(line);

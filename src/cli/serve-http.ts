@@ -270,6 +270,6 @@ export async function runHttp(platform: Platform, args: string[], logger: Logger
   process.on("SIGHUP", () => void shutdown("SIGHUP"));
 
   const projects = Object.keys(bridge.config.config.projects).length;
-  log("info", "ready", { url: served.url, version: BUILD_INFO.version, build: BUILD_INFO.fingerprint.slice(0, 12), projects, token: token ? "bearer_token_required" : "none", pid: process.pid });
+  logger.announce("ready", { url: served.url, version: BUILD_INFO.version, build: BUILD_INFO.fingerprint.slice(0, 12), projects, token: token ? "bearer_token_required" : "none", pid: process.pid });
   return -1;
 }

@@ -87,6 +87,6 @@ export async function runServe(platform: Platform, allArgs: string[]): Promise<n
   // A transport that closed for any reason serves nothing more: exit rather than linger deaf.
   transport.onclose = () => void shutdown("transport_closed");
   await connectMcp(server, transport);
-  log("info", "ready", { version: BUILD_INFO.version, build: BUILD_INFO.fingerprint.slice(0, 12), projects: Object.keys(bridge.config.config.projects).length, pid: process.pid });
+  logger.announce("ready", { version: BUILD_INFO.version, build: BUILD_INFO.fingerprint.slice(0, 12), projects: Object.keys(bridge.config.config.projects).length, pid: process.pid });
   return -1;
 }

@@ -1,8 +1,10 @@
 // What the bridge keeps of the app-server's stderr for its own log: how many lines, how many warnings and errors,
 // and the source (Rust module path) of the last error, never the text, which can quote prompts, paths or output.
 
-// Codex logs through `tracing`: `<timestamp>  ERROR codex_core::codex: message`; other lines are plain text.
+// Codex logs through `tracing`: `<timestamp>  ERROR codex_core::codex: message` (coloured with ANSI escapes even
+// into a pipe); other lines are plain text.
 const LEVELED = /^\S*\s+(ERROR|WARN)\s+([A-Za-z_][\w]*(?:::[\w]+)*)/;
+const ANSI = /\x1b\[[0-9;]*m/g;
 
 export interface StderrSummary {
   lines: number;
@@ -22,7 +24,8 @@ export class StderrCounter {
     const lines = text.split("\n");
     this.partial = (lines.pop() ?? "").slice(-4096);
     const errors: string[] = [];
-    for (const line of lines) {
+    for (const raw of lines) {
+      const line = raw.replace(ANSI, "");
       if (!line.trim()) continue;
       this.summary.lines++;
       const m = LEVELED.exec(line);
