@@ -178,7 +178,9 @@ export class TaskIngest {
           kind: "error",
           data: { message: redactText(p.data.error.message ?? "error"), will_retry: p.data.willRetry ?? false, info: redactValue(p.data.error.codexErrorInfo ?? null) },
         });
-        res.wake = p.data.willRetry ? "activity" : "supervision";
+        // A final error is followed at once by turn/completed (failed): stored within milliseconds rather than at once,
+        // so one wait reports both, with the failure, instead of one wait for the error and another for the end.
+        res.wake = "activity";
         return res;
       }
       case WARNING_NOTIFICATION: {
