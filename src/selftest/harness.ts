@@ -13,6 +13,7 @@ import { findBundledCodex, hostPlatform, locateCodex } from "../codex/locate.ts"
 import { isolatedCodexEnv, writeIsolatedCodexHome } from "../codex/isolated-home.ts";
 import { startMockProvider, type MockProvider } from "./mock-provider/index.ts";
 import { assembleBridge, mcpServerFor, type Bridge } from "../app/assemble.ts";
+import type { EventLog } from "../log.ts";
 
 export interface HarnessOptions {
   /** Use the built-in mock model (offline). Without it the user's own Codex home and login are used. */
@@ -22,7 +23,7 @@ export interface HarnessOptions {
   files?: Record<string, string>;
   extraConfig?: string;
   env?: Record<string, string | undefined>;
-  log?: (msg: string) => void;
+  log?: EventLog;
 }
 
 export interface Harness {
