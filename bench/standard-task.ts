@@ -50,8 +50,21 @@ export interface StandardRun {
   finalState: string;
   calls: CallRecord[];
   decisions: Decision[];
-  /** JSON.stringify of the tools/list result. */
+  /** JSON.stringify of the tools/list result as the model sees it (app-only tools left out, as MCP Apps hosts do). */
   toolsList: string;
+}
+
+/**
+ * tools/list as a host shows it to the model: MCP Apps hosts keep tools whose `_meta.ui.visibility` leaves out
+ * "model" for the views alone (ext-apps' isToolVisibilityAppOnly); hosts without MCP Apps list them but the bridge's
+ * app-only tools say in one line that only the card uses them.
+ */
+export function modelVisibleTools<T extends { tools: { _meta?: Record<string, unknown> }[] }>(list: T): T {
+  const visible = (t: { _meta?: Record<string, unknown> }) => {
+    const v = (t._meta?.ui as { visibility?: unknown } | undefined)?.visibility;
+    return !Array.isArray(v) || v.includes("model");
+  };
+  return { ...list, tools: list.tools.filter(visible) };
 }
 
 const SETTLED = new Set(["completed", "failed", "interrupted", "connection_lost", "unknown"]);
@@ -100,7 +113,7 @@ export async function superviseStandardTask(h: StandardTaskHost, variant: Varian
     if (rec.isError) throw new Error(`${tool} failed: ${rec.text}`);
     return rec;
   };
-  const toolsList = JSON.stringify(await h.client.listTools());
+  const toolsList = JSON.stringify(modelVisibleTools(await h.client.listTools()));
 
   (opts.script ?? scriptStandardTask)(h);
   const start = await call("codex_start", { project_id: "demo", prompt: opts.prompt ?? "Run the standard task: print lines, list the directory, write result.txt." });

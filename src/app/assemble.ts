@@ -2,7 +2,6 @@
 // once, for serve, serve --http, doctor and the self-test kit alike.
 import type { Platform } from "../../platform/types.ts";
 import { BUILD_INFO } from "../build-info.ts";
-import { appServerEnv } from "../codex/child-env.ts";
 import { hostPlatform, locateCodex } from "../codex/locate.ts";
 import { ConfigError, loadConfig, type LoadedConfig } from "../config/load.ts";
 import { MIGRATIONS } from "../store/migrations.ts";
@@ -11,6 +10,7 @@ import { resolveStatePath } from "../store/location.ts";
 import { Repo } from "../store/repo.ts";
 import { collectHealth, type HealthReport } from "../runtime/health.ts";
 import { CodexRuntime } from "../runtime/app-server.ts";
+import { RuntimePool } from "../runtime/runtime-pool.ts";
 import { supervisorSettings } from "../config/settings.ts";
 import { Supervisor } from "../tasks/supervisor.ts";
 import { BridgeService } from "../service/bridge-service.ts";
@@ -54,15 +54,22 @@ export async function assembleBridge(platform: Platform, opts: AssembleOptions):
   const codex = resolveCodex(platform, opts.env, config.config.codex.bin);
   const repo = new Repo(store.db);
   let sup: Supervisor;
-  const runtime = new CodexRuntime(
-    { platform, codexBin: codex.bin, env: appServerEnv(opts.env), version: BUILD_INFO.version, verifiedVersions: opts.verifiedCodex, log: opts.log },
-    {
-      notification: (c, n) => sup.onNotification(c, n),
-      request: (c, r) => sup.onServerRequest(c, r),
-      exit: (c) => sup.onExit(c),
-    },
-  );
-  sup = new Supervisor(repo, runtime, supervisorSettings(config.config, opts.env), opts.log);
+  const settings = supervisorSettings(config.config, opts.env);
+  const runtimes = new RuntimePool({
+    profiles: settings.profiles,
+    env: opts.env,
+    userHome: dirs.home,
+    make: (env) =>
+      new CodexRuntime(
+        { platform, codexBin: codex.bin, env, version: BUILD_INFO.version, verifiedVersions: opts.verifiedCodex, log: opts.log },
+        {
+          notification: (c, n) => sup.onNotification(c, n),
+          request: (c, r) => sup.onServerRequest(c, r),
+          exit: (c) => sup.onExit(c),
+        },
+      ),
+  });
+  sup = new Supervisor(repo, runtimes, settings, opts.log);
   const recovered = sup.recoverAfterRestart();
   if (recovered.lost || recovered.stale || recovered.uncertain) {
     opts.log("warn", "recovered_after_restart", { lost: recovered.lost, stale: recovered.stale, uncertain: recovered.uncertain });
@@ -70,7 +77,8 @@ export async function assembleBridge(platform: Platform, opts: AssembleOptions):
   const startedAt = Date.now();
   const health = () =>
       collectHealth({
-        runtime,
+        runtime: runtimes.default,
+        homes: runtimes.all(),
         build: BUILD_INFO,
         startedAt,
         config: {
@@ -102,7 +110,7 @@ export async function assembleBridge(platform: Platform, opts: AssembleOptions):
     codexError: codex.error,
     health,
     async close() {
-      await runtime.stop(300);
+      await runtimes.stop(300);
       store.close();
     },
   };

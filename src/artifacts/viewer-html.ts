@@ -1,7 +1,9 @@
 // The MCP Apps view for codex_artifact: one self-contained page (no external scripts, no build step).
-// It speaks the small MCP Apps postMessage JSON-RPC protocol by hand (ui/initialize, tool-result
+// It speaks the small MCP Apps postMessage JSON-RPC protocol by hand (view-rpc.ts: ui/initialize, tool-result
 // notifications, tools/call for chunks, ui/download-file), which keeps it a few KB instead of bundling
 // the ext-apps App class with zod.
+
+import { VIEW_RPC_JS } from "./view-rpc.ts";
 
 export const ARTIFACT_VIEWER_URI = "ui://codex-bridge/artifact-viewer.html";
 export const MCP_APP_MIME = "text/html;profile=mcp-app";
@@ -23,36 +25,9 @@ progress{width:100%}
 `;
 
 const script = `
-"use strict";
 const $ = (id) => document.getElementById(id);
-let nextId = 1, hostCaps = {}, current = null, objectUrl = null;
-const pending = new Map();
-const post = (m) => window.parent.postMessage(m, "*");
-function request(method, params) {
-  const id = nextId++;
-  post({ jsonrpc: "2.0", id, method, params });
-  return new Promise((resolve, reject) => pending.set(id, { resolve, reject }));
-}
-const notify = (method, params) => post({ jsonrpc: "2.0", method, params });
-window.addEventListener("message", (ev) => {
-  if (ev.source !== window.parent) return;
-  const m = ev.data;
-  if (!m || m.jsonrpc !== "2.0") return;
-  if (m.method === undefined && m.id !== undefined) {
-    const p = pending.get(m.id);
-    if (!p) return;
-    pending.delete(m.id);
-    if (m.error) p.reject(new Error(m.error.message || "request failed")); else p.resolve(m.result);
-    return;
-  }
-  if (m.method === "ui/notifications/tool-result") show(m.params).catch(fail);
-  else if (m.method === "ui/notifications/host-context-changed") theme(m.params);
-  else if (m.id !== undefined) {
-    if (m.method === "ui/resource-teardown" || m.method === "ping") post({ jsonrpc: "2.0", id: m.id, result: {} });
-    else post({ jsonrpc: "2.0", id: m.id, error: { code: -32601, message: "Method not found" } });
-  }
-});
-function theme(ctx) { if (ctx && ctx.theme) document.documentElement.dataset.theme = ctx.theme; }
+let current = null, objectUrl = null;
+handlers["ui/notifications/tool-result"] = (p) => show(p).catch(fail);
 function fail(e) { $("status").textContent = String(e && e.message || e); }
 function b64ToBytes(s) {
   const bin = atob(s), out = new Uint8Array(bin.length);
@@ -160,5 +135,5 @@ export const ARTIFACT_VIEWER_HTML = `<!doctype html>
 <progress id="progress" hidden></progress>
 <div id="status" role="status"></div>
 <div id="preview"></div>
-</main><script>${script.replace(/<\/script/gi, "<\\/script")}</script></body></html>
+</main><script>${(VIEW_RPC_JS + script).replace(/<\/script/gi, "<\\/script")}</script></body></html>
 `;

@@ -11,6 +11,13 @@ Usage:
   codex-bridge doctor [--json]      check Codex, login, app-server, models, projects, SQLite; exit 0 only when healthy
   codex-bridge init [--project-id ID] [--cwd DIR] [--config FILE] [--force]
                                     write a commented starter config and print the tunnel-client line
+  codex-bridge login [--profile NAME] [--browser | --with-api-key]
+                                    Codex's own login into a profile's codex_home (never your own Codex home)
+  codex-bridge logout [--profile NAME]
+                                    remove that login
+  codex-bridge service install|status|logs|start|stop|uninstall [--tunnel-profile NAME] [--tunnel-client FILE]
+                       [--key-file FILE] [--lines COUNT]
+                                    keep tunnel-client running with this bridge as a per-user service
   codex-bridge demo                 run a whole supervised task against the real Codex with a built-in mock model
   codex-bridge relay-fixture [--mock-provider] [--json]
                                     prove the web-tool relay: a real Codex turn calls bridge_web_tool and uses the answer
@@ -43,6 +50,41 @@ is reported with its PID (running_bridge in --json), not counted as a fault; the
 Writes a commented starter config with one project (default: id "default", the current directory) to the config
 location (CODEX_BRIDGE_CONFIG or <config dir>/codex-bridge/config.toml). Refuses to overwrite an existing file
 without --force. Prints the tunnel-client init line with this binary's absolute path.`,
+  login: `codex-bridge login [--profile NAME] [--browser | --with-api-key]
+
+Runs Codex's own login (codex login) with CODEX_HOME set to the codex_home of the profile (default: the profile
+"default"). Nothing else in the environment changes, and your own Codex home (~/.codex, or $CODEX_HOME) is never
+touched: a profile without codex_home is refused. The directory is created (mode 0700) when missing.
+Without an option Codex's device-code flow runs: it prints a web address and a one-time code to enter in a browser on
+any device. --browser uses Codex's browser sign-in on this machine instead; --with-api-key reads an API key from stdin
+(printenv OPENAI_API_KEY | codex-bridge login --profile NAME --with-api-key).
+codex-bridge doctor (and the codex_health tool) shows per profile its home, whether a login is present there (never who
+or which key) and how many models it lists live. Exit status: Codex's own; 1 when it could not run; 2 on a usage error.`,
+  logout: `codex-bridge logout [--profile NAME]
+
+Runs Codex's own logout (codex logout) with CODEX_HOME set to the codex_home of the profile (default: the profile
+"default"), removing the login stored there. A profile without codex_home is refused, so your own Codex login is never
+removed. Exit status: Codex's own; 1 when it could not run; 2 on a usage error.`,
+  service: `codex-bridge service install|status|logs|start|stop|uninstall [--tunnel-profile NAME] [--tunnel-client FILE] [--key-file FILE] [--lines COUNT]
+
+Keeps tunnel-client running as a per-user service, with this bridge as its stdio MCP command: a systemd user unit on
+Linux, a launchd agent on macOS, a Task Scheduler task (started at logon) on Windows. Every path in it is absolute,
+it is restarted whenever it ends (tunnel-client ends with status 0 when the bridge does), and its output is appended
+to a log in your log directory (~/.local/state/codex-bridge, ~/Library/Logs/codex-bridge or
+%LOCALAPPDATA%\codex-bridge\logs).
+  install    write the definition and start it (again, when it was installed already)
+  status     whether the service is installed and running, and whether the tunnel-client process runs
+  logs       the last --lines COUNT lines of its log (default 50)
+  start, stop, uninstall
+             as named; uninstall keeps the log
+  --tunnel-profile NAME  the tunnel-client profile to run (default codex-bridge, as codex-bridge init suggests)
+  --tunnel-client FILE   the tunnel-client executable (default: the one on PATH)
+  --key-file FILE        a file holding only the control-plane key, mode 0600: tunnel-client reads it itself.
+                         The key is never written into the definition; without this option the tunnel-client profile
+                         must name the key itself (api_key: file:...), since a service has no key in its environment.
+The Codex executable, CODEX_BRIDGE_CONFIG and CODEX_BRIDGE_STATE are recorded as they are now (not secret). Exit
+status: 0 on success (status: running), 3 when status finds it not installed or not running, 1 on failure, 2 on a usage
+error.`,
   demo: `codex-bridge demo
 
 Runs a whole supervised task through the bridge's own MCP surface against the real Codex, with a built-in loopback

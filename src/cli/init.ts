@@ -4,24 +4,11 @@ import { dirname, isAbsolute, resolve } from "node:path";
 import type { Platform } from "../../platform/types.ts";
 import { resolveConfigPath } from "../config/location.ts";
 import { starterConfig } from "../config/starter.ts";
+import { selfCommand, shellWord } from "./self-command.ts";
 import { Logger } from "../log.ts";
 
 const stderr = new Logger();
 
-
-/** The command a tunnel-client should spawn: this binary, or node + the bundle when run as a script. */
-export function selfCommand(): string {
-  const exe = process.execPath;
-  const script = process.argv[1];
-  const isRuntime = /(^|[\\/])(node|bun|deno)(\.exe)?$/i.test(exe);
-  if (isRuntime && script && !script.startsWith("/$bunfs")) return `${shellWord(exe)} ${shellWord(resolve(script))}`;
-  return shellWord(exe);
-}
-
-/** tunnel-client splits --mcp-command shell-style: quote a path with spaces or backslashes so it stays one word. */
-function shellWord(s: string): string {
-  return /^[A-Za-z0-9_./:=@+-]+$/.test(s) ? s : `'${s.replace(/'/g, `'"'"'`)}'`;
-}
 
 export async function runInit(platform: Platform, args: string[]): Promise<number> {
   const valued = new Set(["--project-id", "--cwd", "--config"]);

@@ -35,6 +35,15 @@ async function main(argv: string[]): Promise<number> {
       return runDoctor(platform, rest);
     case "init":
       return runInit(platform, rest);
+    case "login":
+    case "logout": {
+      const { runAccount } = await import("./login.ts");
+      return runAccount(platform, cmd, rest);
+    }
+    case "service": {
+      const { runService } = await import("./service/command.ts");
+      return runService(platform, rest);
+    }
     case "demo": {
       const { runDemo } = await import("../selftest/demo.ts");
       return runDemo(platform, rest);
@@ -44,7 +53,7 @@ async function main(argv: string[]): Promise<number> {
       return runRelayFixture(platform, rest);
     }
     default:
-      stderr.plain(`codex-bridge: unknown command "${cmd}". Commands: serve, doctor, init, demo, relay-fixture (see --help)`);
+      stderr.plain(`codex-bridge: unknown command "${cmd}". Commands: serve, doctor, init, login, logout, service, demo, relay-fixture (see --help)`);
       return 2;
   }
 }

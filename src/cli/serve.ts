@@ -45,10 +45,10 @@ export async function runServe(platform: Platform, allArgs: string[]): Promise<n
     if (stopping) return;
     stopping = true;
     log("info", "stopping", { reason: why });
-    const appServer = bridge.sup.runtime.current;
+    const appServers = bridge.sup.runtimes.all().map((s) => s.runtime.current);
     const finish = () => {
-      // Anything the app-server left in its process group goes too (the group outlives its leader).
-      appServer?.kill("SIGKILL");
+      // Anything an app-server left in its process group goes too (the group outlives its leader).
+      for (const appServer of appServers) appServer?.kill("SIGKILL");
       try {
         bridge.store.close();
       } catch {

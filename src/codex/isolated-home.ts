@@ -15,6 +15,8 @@ export interface IsolatedCodexHomeOptions {
   /** "untrusted" is not allowed here: in config.toml it is a fatal startup error. Pass it per thread instead. */
   approvalPolicy?: IsolatedApprovalPolicy;
   sandboxMode?: IsolatedSandboxMode;
+  /** Make Codex treat the mock like OpenAI's own provider: a login is needed, and sent as a bearer token. */
+  requiresOpenaiAuth?: boolean;
 }
 
 export interface IsolatedCodexHome {
@@ -63,6 +65,7 @@ export function isolatedConfigToml(opts: Omit<IsolatedCodexHomeOptions, "dir">):
     "request_max_retries = 0",
     "stream_max_retries = 0",
     "supports_websockets = false",
+    ...(opts.requiresOpenaiAuth ? ["requires_openai_auth = true"] : []),
     "",
     "# plugins = false is what stops the startup plugin sync (github.com, chatgpt.com); the rest trims tools and traffic.",
     "[features]",

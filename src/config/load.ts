@@ -4,6 +4,7 @@ import { readFileSync, realpathSync, statSync } from "node:fs";
 import { isAbsolute, resolve } from "node:path";
 import { parse as parseToml, TomlError } from "smol-toml";
 import { isInside } from "../containment.ts";
+import { ALWAYS_DROPPED_ENV, ENV_NAME_PATTERN } from "../env-names.ts";
 import type { z } from "zod";
 import {
   ALLOWED_KEYS,
@@ -226,6 +227,7 @@ function resolveProfiles(inputs: Record<string, ProfileInput>, problems: string[
       problems.push(`profiles.${quoteKey(id)} is not a valid profile id: ${ID_RULE}`);
       continue;
     }
+    checkChildEnv(id, p, problems);
     if (id === DEFAULT_PROFILE_ID) continue;
     const own = definedOnly(p);
     out[id] = {
@@ -234,9 +236,26 @@ function resolveProfiles(inputs: Record<string, ProfileInput>, problems: string[
       id,
       high_risk_patterns: [...new Set([...base.high_risk_patterns, ...(p.high_risk_patterns ?? [])])],
       forbidden_patterns: [...new Set([...base.forbidden_patterns, ...(p.forbidden_patterns ?? [])])],
+      env_deny: [...new Set([...base.env_deny, ...(p.env_deny ?? [])])],
     };
   }
+  for (const p of Object.values(out)) if (p.codex_home !== undefined) p.codex_home = resolve(p.codex_home);
   return out;
+}
+
+function checkChildEnv(id: string, p: ProfileInput, problems: string[]): void {
+  const key = `profiles.${quoteKey(id)}`;
+  if (p.codex_home !== undefined && !isAbsolute(p.codex_home)) {
+    problems.push(`${key}.codex_home must be an absolute directory (got ${JSON.stringify(p.codex_home)}); codex-bridge login --profile ${id} creates it`);
+  }
+  for (const list of ["env_allow", "env_deny"] as const) {
+    (p[list] ?? []).forEach((name, i) => {
+      if (!ENV_NAME_PATTERN.test(name)) problems.push(`${key}.${list}[${i}] (${JSON.stringify(name)}) is not an environment variable name`);
+      else if (list === "env_allow" && ALWAYS_DROPPED_ENV.includes(name.toUpperCase())) {
+        problems.push(`${key}.env_allow[${i}] names ${name}, which the bridge never passes to Codex; remove it`);
+      }
+    });
+  }
 }
 
 function definedOnly<T extends object>(o: T): Partial<T> {

@@ -20,6 +20,9 @@ export const DEFAULT_SENSITIVE_PATHS: readonly string[] = BUILTIN_SENSITIVE_PATH
 
 export const APPROVAL_POLICIES = ["untrusted", "on-request", "never"] as const;
 export const SANDBOX_TYPES = ["read-only", "workspace-write", "danger-full-access"] as const;
+export const CHILD_ENV_MODES = ["inherit", "minimal"] as const;
+/** Who may answer Codex's approvals and questions: the supervising model, the person on the task card, or both. */
+export const APPROVERS = ["supervisor", "person", "either"] as const;
 
 const oneOf = (values: readonly string[]) => `must be one of ${values.map((v) => `"${v}"`).join(", ")}`;
 
@@ -50,8 +53,14 @@ export const profileInputSchema = z.strictObject({
   sandbox_type: z.enum(SANDBOX_TYPES, { error: oneOf(SANDBOX_TYPES) }).optional(),
   network_access: z.boolean({ error: "must be true or false" }).optional(),
   wait_timeout_seconds: intRange(1, MAX_WAIT_TIMEOUT_SECONDS, " (seconds)").optional(),
+  approvals: z.enum(APPROVERS, { error: oneOf(APPROVERS) }).optional(),
   high_risk_patterns: z.array(regexSource, { error: "must be a list of regular expressions" }).optional(),
   forbidden_patterns: z.array(regexSource, { error: "must be a list of regular expressions" }).optional(),
+  // Its own CODEX_HOME (login, config, history) and what the app-server child inherits (seed 002).
+  codex_home: absolutePath.optional(),
+  child_env: z.enum(CHILD_ENV_MODES, { error: oneOf(CHILD_ENV_MODES) }).optional(),
+  env_allow: stringList("environment variable names").optional(),
+  env_deny: stringList("environment variable names").optional(),
 });
 
 export const projectInputSchema = z.strictObject({
@@ -108,8 +117,14 @@ export const profileSchema = z.object({
   sandbox_type: z.enum(SANDBOX_TYPES),
   network_access: z.boolean(),
   wait_timeout_seconds: z.number().int(),
+  approvals: z.enum(APPROVERS),
   high_risk_patterns: z.array(z.string()),
   forbidden_patterns: z.array(z.string()),
+  /** Absent: the bridge's own CODEX_HOME (or Codex's default home). */
+  codex_home: z.string().optional(),
+  child_env: z.enum(CHILD_ENV_MODES),
+  env_allow: z.array(z.string()),
+  env_deny: z.array(z.string()),
 });
 
 export const projectSchema = z.object({
@@ -150,7 +165,11 @@ export function builtinProfile(id: string): Profile {
     sandbox_type: "workspace-write",
     network_access: false,
     wait_timeout_seconds: DEFAULT_WAIT_TIMEOUT_SECONDS,
+    approvals: "supervisor",
     high_risk_patterns: [],
     forbidden_patterns: [],
+    child_env: "inherit",
+    env_allow: [],
+    env_deny: [],
   };
 }

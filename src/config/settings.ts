@@ -22,8 +22,15 @@ export interface ProfileSpec {
   sandbox_type: "read-only" | "workspace-write" | "danger-full-access";
   network_access: boolean;
   wait_timeout_seconds: number;
+  /** Who answers approvals and questions: the supervisor (model), the person on the task card, or either. */
+  approvals: "supervisor" | "person" | "either";
   high_risk_patterns: string[];
   forbidden_patterns: string[];
+  /** Its own CODEX_HOME; absent: the bridge's. Each distinct home (and environment) gets its own app-server. */
+  codex_home?: string;
+  child_env: "inherit" | "minimal";
+  env_allow: string[];
+  env_deny: string[];
 }
 
 export interface SupervisorSettings {

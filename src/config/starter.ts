@@ -48,10 +48,20 @@ sandbox_type = "workspace-write"
 network_access = false
 # How long one codex_wait call may hold the connection (1 to 300 seconds).
 wait_timeout_seconds = 25
+# Who answers Codex's approvals and questions: "supervisor" (the model), "person" (you, on the
+# task card of an MCP Apps host such as ChatGPT) or "either".
+approvals = "supervisor"
 # Extra regular expressions: matching commands are treated as high risk (never approved for
 # the session) or forbidden (can only be declined).
 # high_risk_patterns = ["\\\\bterraform\\\\s+apply\\\\b"]
 # forbidden_patterns = ["\\\\bkubectl\\\\s+delete\\\\b"]
+# A Codex home of its own, apart from yours (sign in with: codex-bridge login --profile <id>):
+# codex_home = "/absolute/dir"
+# What Codex inherits: "inherit" (default) or "minimal" (HOME, CODEX_HOME, TMPDIR, a system PATH,
+# locale and env_allow only). The tunnel key and env_deny names never pass.
+# child_env = "minimal"
+# env_allow = ["GIT_AUTHOR_NAME", "GIT_AUTHOR_EMAIL"]
+# env_deny = ["AWS_PROFILE"]
 
 # Other profiles take their unset values from [profiles.default].
 # [profiles.fast]

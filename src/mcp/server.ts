@@ -3,6 +3,7 @@ import { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
 import type { BridgeService } from "../service/bridge-service.ts";
 import { registerAdminTools } from "./admin-tools.ts";
 import { registerArtifactTools } from "./artifact-tools.ts";
+import { registerCardTools } from "./card-tools.ts";
 import { registerTaskTools } from "./task-tools.ts";
 
 export const SERVER_INSTRUCTIONS = [
@@ -26,5 +27,6 @@ export function createMcpServer(deps: ServerDeps): McpServer {
   registerAdminTools(server, deps.service);
   registerTaskTools(server, deps.service);
   registerArtifactTools(server, deps.service);
+  registerCardTools(server, deps.service);
   return server;
 }

@@ -9,6 +9,7 @@ import { contextLine, NO_RELAY_NOTE, renderWait, taskLine, taskView } from "./re
 import { deliveryHooksFor, isAttached } from "./delivery.ts";
 import { MUTATING, ok, READ_ONLY, type ToolExtra, wrap } from "./tool-result.ts";
 import { inputOf, listed, outputOf } from "./listing.ts";
+import { TASK_CARD_META } from "./card/card-html.ts";
 
 const taskId = z.string().regex(/^t_[0-9a-f]{10}$/, "a task id like t_0123456789 from codex_start or codex_status");
 const requestId = z.string().regex(/^r_[0-9a-f]{10}$/, "a request id like r_0123456789 from codex_wait");
@@ -45,6 +46,7 @@ export function registerTaskTools(server: McpServer, service: BridgeService): vo
       }),
       outputSchema: taskOut,
       annotations: MUTATING,
+      _meta: TASK_CARD_META,
     },
     wrap(async (args) => {
       const t = await service.start(args);
@@ -66,6 +68,7 @@ export function registerTaskTools(server: McpServer, service: BridgeService): vo
       }),
       outputSchema: outputOf({ state: z.string().optional(), next_cursor: z.string().optional() }),
       annotations: READ_ONLY,
+      _meta: TASK_CARD_META,
     },
     wrap(async (args, extra) => {
       const token = extra._meta?.progressToken;
@@ -94,6 +97,7 @@ export function registerTaskTools(server: McpServer, service: BridgeService): vo
       inputSchema: inputOf({ task_id: taskId.optional() }),
       outputSchema: outputOf({ state: z.string().optional(), tasks: z.array(z.unknown()).optional() }),
       annotations: READ_ONLY,
+      _meta: TASK_CARD_META,
     },
     wrap(async (args) => {
       if (args.task_id) {
@@ -179,6 +183,7 @@ export function registerTaskTools(server: McpServer, service: BridgeService): vo
       inputSchema: inputOf({ task_id: taskId }),
       outputSchema: outputOf({ state: z.string().optional(), final_message: z.string().optional() }),
       annotations: READ_ONLY,
+      _meta: TASK_CARD_META,
     },
     wrap(async (args) => {
       const answer = await service.result(args.task_id);

@@ -2,11 +2,11 @@
 // models. Never includes identities or secrets.
 import { statSync } from "node:fs";
 import { UnverifiedCodexError } from "../codex/errors.ts";
-import { accountRead } from "../codex/protocol/account.ts";
 import type { Failure } from "../store/rows.ts";
 import type { CodexRuntime } from "./app-server.ts";
-import { listAllModels } from "./model-catalog.ts";
+import { probeHome, profileHomes, type HomeProbe, type ProfileHome } from "./home-health.ts";
 import { protocolLine } from "./protocol-check.ts";
+import type { RuntimeSlot } from "./runtime-pool.ts";
 
 export interface HealthCheck {
   name: string;
@@ -31,6 +31,8 @@ export interface HealthReport {
     /** Present when the web-tool relay is off because this Codex refused dynamic tools. */
     relay_disabled?: string;
   };
+  /** Per profile: its Codex home, whether a login is present there, its live model count. */
+  profiles?: ProfileHome[];
   checks: HealthCheck[];
   /** The most recent failed, interrupted or lost turn or start. */
   last_failure?: Failure & { task_id: string; at: string };
@@ -39,6 +41,8 @@ export interface HealthReport {
 
 export interface HealthInputs {
   runtime: CodexRuntime | null;
+  /** Every app-server the profiles use (the default one among them). */
+  homes?: readonly RuntimeSlot[];
   build: { version: string; fingerprint: string; runtimeTarget: string };
   startedAt: number;
   config: { path: string; exists: boolean; error?: string; projects: { id: string; cwd: string }[]; issues: { id: string; problem: string }[]; profiles: string[] };
@@ -81,6 +85,7 @@ export async function collectHealth(h: HealthInputs): Promise<HealthReport> {
   let pid: number | null = null;
   let protocol: string | undefined;
   let relayDisabled: string | undefined;
+  let probe: HomeProbe | null = null;
   if (!h.codexBin) {
     checks.push({ name: "codex", ok: false, detail: h.codexError ?? "Codex not found: install @openai/codex or set CODEX_BIN" });
   } else if (h.runtime) {
@@ -97,24 +102,22 @@ export async function collectHealth(h: HealthInputs): Promise<HealthReport> {
         relayDisabled = p.relayRefused;
         warnings.push(`web-tool relay disabled: ${p.relayRefused}`);
       }
-      try {
-        const acct = await accountRead(client, { timeoutMs: 10_000 });
-        login = acct.account ? `logged in (${String(acct.account.type ?? "account")})` : acct.requiresOpenaiAuth ? "not logged in (codex login needed)" : "no login needed by the configured provider";
-      } catch (err) {
-        login = `unknown (${err instanceof Error ? err.message : String(err)})`;
-      }
-      checks.push({ name: "login", ok: !login.startsWith("not logged in"), detail: login });
-      try {
-        models = (await listAllModels(client)).length;
-        checks.push({ name: "models", ok: models > 0, detail: `${models} live models` });
-      } catch (err) {
-        checks.push({ name: "models", ok: false, detail: err instanceof Error ? err.message : String(err) });
-      }
+      probe = await probeHome(client);
+      login = probe.login === "present" ? `logged in (${probe.loginKind})` : probe.login === "absent" ? "not logged in (codex login needed)" : probe.login === "not needed" ? "no login needed by the configured provider" : `unknown (${probe.loginError})`;
+      checks.push({ name: "login", ok: probe.login !== "absent", detail: login });
+      models = probe.models;
+      checks.push(probe.modelsError ? { name: "models", ok: false, detail: probe.modelsError } : { name: "models", ok: (models ?? 0) > 0, detail: `${models} live models` });
     } catch (err) {
       appServer = "failed";
       if (err instanceof UnverifiedCodexError) protocol = `unverified: ${err.version} (${err.problem})`;
       checks.push({ name: "app-server", ok: false, detail: `could not start/initialize ${h.codexBin}: ${err instanceof Error ? err.message : String(err)}` });
     }
+  }
+  let profiles: ProfileHome[] | undefined;
+  if (h.homes && h.runtime && h.codexBin && appServer === "initialized") {
+    profiles = await profileHomes(h.homes, { runtime: h.runtime, probe });
+    // The default home's own checks are above; another home counts against health when it does not work.
+    for (const p of profiles) if (p.problem && (p.isolated || p.app_server === "failed")) checks.push({ name: `profile ${p.id}`, ok: false, detail: `${p.codex_home}: ${p.problem}` });
   }
   if (h.env.CONTROL_PLANE_API_KEY) {
     warnings.push("CONTROL_PLANE_API_KEY is in the bridge's environment (the bridge drops it for Codex); start the bridge through `env -u CONTROL_PLANE_API_KEY` or use a file: key in tunnel-client");
@@ -126,6 +129,7 @@ export async function collectHealth(h: HealthInputs): Promise<HealthReport> {
     config: { path: h.config.path, exists: h.config.exists, projects, profiles: h.config.profiles },
     sqlite: { path: h.store.path, ok: !h.store.error },
     codex: { bin: h.codexBin, version, ...(protocol ? { protocol } : {}), app_server: appServer, pid, login, models, ...(relayDisabled ? { relay_disabled: relayDisabled } : {}) },
+    ...(profiles ? { profiles } : {}),
     checks,
     ...(lastFailure ? { last_failure: lastFailure } : {}),
     ...(warnings.length ? { warnings } : {}),

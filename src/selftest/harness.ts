@@ -2,7 +2,7 @@
 // an isolated CODEX_HOME talking to the built-in loopback mock model, and an MCP client connected in-process to the
 // bridge's own MCP server. Everything it creates is removed by close().
 import { connectMcp } from "../mcp/delivery.ts";
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { mkdirSync, mkdtempSync, rmdirSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
@@ -14,6 +14,7 @@ import { isolatedCodexEnv, writeIsolatedCodexHome } from "../codex/isolated-home
 import { startMockProvider, type MockProvider } from "./mock-provider/index.ts";
 import { assembleBridge, mcpServerFor, type Bridge } from "../app/assemble.ts";
 import type { EventLog } from "../log.ts";
+import { defaultIdentityLockDir } from "../store/lock.ts";
 
 export interface HarnessOptions {
   /** Use the built-in mock model (offline). Without it the user's own Codex home and login are used. */
@@ -23,6 +24,8 @@ export interface HarnessOptions {
   files?: Record<string, string>;
   extraConfig?: string;
   env?: Record<string, string | undefined>;
+  /** Set in the bridge's own environment after the isolated one is built (what its Codex children may inherit). */
+  bridgeEnv?: Record<string, string>;
   log?: EventLog;
 }
 
@@ -82,6 +85,7 @@ export async function startHarness(platform: Platform, opts: HarnessOptions): Pr
       writeIsolatedCodexHome({ dir: home, providerBaseUrl: provider.baseUrl });
       env = isolatedCodexEnv(baseEnv, { codexHome: home });
     }
+    Object.assign(env, opts.bridgeEnv);
     const configPath = join(root, "config.toml");
     writeFileSync(
       configPath,
@@ -122,13 +126,24 @@ export async function startHarness(platform: Platform, opts: HarnessOptions): Pr
         await b.close();
         await p?.close();
         rmSync(root, { recursive: true, force: true });
+        removeEmptyLockDir();
       },
     };
   } catch (err) {
     await bridge?.close().catch(() => {});
     await provider?.close();
     rmSync(root, { recursive: true, force: true });
+    removeEmptyLockDir();
     throw err;
+  }
+}
+
+/** The store's identity-lock directory in the temp dir is ours to remove too when the run left it empty. */
+function removeEmptyLockDir(): void {
+  try {
+    rmdirSync(defaultIdentityLockDir());
+  } catch {
+    // in use by another bridge, or already gone
   }
 }
 

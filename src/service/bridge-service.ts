@@ -14,11 +14,13 @@ import type { StartInput, Supervisor } from "../tasks/supervisor.ts";
 import { inspect, type InspectInput, type InspectPage } from "../views/inspect.ts";
 import { recentTasks, taskStatus, type TaskStatus } from "../views/task-status.ts";
 import { taskResult, type ResultAnswer } from "../views/task-result.ts";
+import { taskCard, type CardAnswer } from "../views/task-card.ts";
 import { waitForTask, type WaitAnswer, type WaitContext, type WaitInput } from "../views/wait.ts";
 
 // The types and limits the MCP layer renders and validates with, so it needs nothing behind the service.
 export type { TaskRow } from "../store/rows.ts";
 export type { HealthReport } from "../runtime/health.ts";
+export type { CardAnswer } from "../views/task-card.ts";
 export { PROMPT_MAX_CHARS } from "../tasks/supervisor.ts";
 
 export interface ArtifactSettings {
@@ -74,6 +76,16 @@ export class BridgeService {
     return this.sup.respond(input);
   }
 
+  /** The person's answer from the task card; the profile's `approvals` setting decides whether it is taken. */
+  answerFromCard(input: RespondInput) {
+    return this.sup.respond(input, "person");
+  }
+
+  /** The task card's snapshot (app-only: what the person sees, never what the model reads). */
+  card(input: { task_id: string; since?: string }): CardAnswer {
+    return taskCard(this.sup, input.task_id, input.since);
+  }
+
   submitToolResult(input: ToolResultInput) {
     return this.sup.submitToolResult(input);
   }
@@ -116,7 +128,7 @@ export class BridgeService {
       if (counts.active || counts.pending || counts.unknown) {
         throw new BridgeError(`restart refused: ${counts.active} active task(s), ${counts.pending} open request(s), ${counts.unknown} UNKNOWN outcome(s); wait, cancel or settle them first`, "action");
       }
-      await runtime.restart();
+      await this.sup.runtimes.restart();
     }
     const info = runtime.info();
     return { state: info.state, pid: info.pid, restarts: info.restarts, uptime_s: info.uptimeMs === null ? null : Math.round(info.uptimeMs / 1000), ...counts, ...(runtime.lastExit ? { last_exit: runtime.lastExit } : {}) };

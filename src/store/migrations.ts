@@ -91,4 +91,9 @@ CREATE TABLE checkpoints (
     name: "requested vs native context per task",
     sql: `ALTER TABLE tasks ADD COLUMN context_json TEXT;`,
   },
+  {
+    version: 3,
+    name: "who answered each interaction",
+    sql: `ALTER TABLE interactions ADD COLUMN answered_by TEXT;`,
+  },
 ];

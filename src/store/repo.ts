@@ -79,6 +79,7 @@ function toInteraction(r: Row): InteractionRow {
     params: json(r.params, {}),
     response: json(r.response, null),
     response_hash: str(r.response_hash),
+    answered_by: str(r.answered_by),
     note: str(r.note),
     created_at: String(r.created_at),
     updated_at: String(r.updated_at),
@@ -228,7 +229,7 @@ export class Repo {
     return rows.map(toItem);
   }
 
-  insertInteraction(i: Omit<InteractionRow, "created_at" | "updated_at" | "response" | "response_hash" | "note">): void {
+  insertInteraction(i: Omit<InteractionRow, "created_at" | "updated_at" | "response" | "response_hash" | "answered_by" | "note">): void {
     const at = now();
     this.db
       .prepare(
@@ -281,7 +282,7 @@ export class Repo {
     return this.db.prepare(`SELECT * FROM interactions WHERE state IN (${marks})`).all(...states).map(toInteraction);
   }
 
-  updateInteraction(id: string, patch: { state?: InteractionState; response?: unknown; response_hash?: string; note?: string }): void {
+  updateInteraction(id: string, patch: { state?: InteractionState; response?: unknown; response_hash?: string; answered_by?: string; note?: string }): void {
     const cols: string[] = [];
     const vals: SqlValue[] = [];
     if (patch.state !== undefined) {
@@ -295,6 +296,10 @@ export class Repo {
     if (patch.response_hash !== undefined) {
       cols.push("response_hash = ?");
       vals.push(patch.response_hash);
+    }
+    if (patch.answered_by !== undefined) {
+      cols.push("answered_by = ?");
+      vals.push(patch.answered_by);
     }
     if (patch.note !== undefined) {
       cols.push("note = ?");

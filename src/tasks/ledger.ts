@@ -4,6 +4,7 @@ import { createHash } from "node:crypto";
 import type { AppServerClient } from "../codex/client.ts";
 import type { RpcId } from "../codex/rpc-messages.ts";
 import { BridgeError } from "../bridge-error.ts";
+import { checkAnswerer, type Answerer } from "../policy/answerer.ts";
 import { buildResponse, type RespondInput } from "../policy/decisions.ts";
 import { redactValue } from "../policy/redact.ts";
 import type { InteractionKind, InteractionRow, TaskRow } from "../store/rows.ts";
@@ -60,12 +61,16 @@ export class InteractionLedger {
     events.wake(r.taskId);
   }
 
-  /** Answers an approval, permission request, question or elicitation with its original id. */
-  async respond(task: TaskRow, input: RespondInput, scope: { project: ProjectSpec; profile: ProfileSpec }): Promise<{ interaction: InteractionRow; repeated: boolean }> {
+  /**
+   * Answers an approval, permission request, question or elicitation with its original id, if the profile's
+   * `approvals` setting lets `by` answer it; who answered is recorded with the answer.
+   */
+  async respond(task: TaskRow, input: RespondInput, scope: { project: ProjectSpec; profile: ProfileSpec }, by: Answerer): Promise<{ interaction: InteractionRow; repeated: boolean }> {
     const i = this.interactionFor(task, input.request_id);
     if (i.kind === "tool") throw new BridgeError(`${i.id} is a bridge_web_tool call; answer it with codex_submit_tool_result`, "request_id");
+    checkAnswerer(scope.profile.approvals, by, i.id);
     const built = buildResponse(i, input, { projectRoot: scope.project.cwd, profile: scope.profile });
-    return this.deliver(task, i, built.response, hashOf({ action: input.action, payload: input.payload ?? null }));
+    return this.deliver(task, i, built.response, hashOf({ action: input.action, payload: input.payload ?? null }), by);
   }
 
   async submitToolResult(task: TaskRow, input: ToolResultInput): Promise<{ interaction: InteractionRow; repeated: boolean; bytes: number }> {
@@ -79,7 +84,7 @@ export class InteractionLedger {
     }
     const text = relayText(submission);
     const response = { contentItems: [{ type: "inputText", text }], success: input.status === "success" };
-    const out = await this.deliver(task, i, response, hashOf(submission), submission);
+    const out = await this.deliver(task, i, response, hashOf(submission), "supervisor", submission);
     return { ...out, bytes };
   }
 
@@ -92,21 +97,21 @@ export class InteractionLedger {
     return i;
   }
 
-  private async deliver(task: TaskRow, i: InteractionRow, response: unknown, hash: string, stored?: unknown): Promise<{ interaction: InteractionRow; repeated: boolean }> {
-    const { repo, runtime, events } = this.ctx;
+  private async deliver(task: TaskRow, i: InteractionRow, response: unknown, hash: string, by: Answerer, stored?: unknown): Promise<{ interaction: InteractionRow; repeated: boolean }> {
+    const { repo, runtimes, events } = this.ctx;
     if (i.state !== "pending") {
       if (i.response_hash === hash) return { interaction: i, repeated: true };
       const why = i.state === "stale" ? `it is stale (${i.note ?? "no longer pending"})` : `it was already answered (state ${i.state})`;
       throw new BridgeError(`request ${i.id} cannot be answered: ${why}. A different answer is refused; nothing was sent`, "request_id");
     }
-    const client = runtime.current;
-    if (!client || client.connectionId !== i.connection_id) {
+    const client = runtimes.clientFor(i.connection_id);
+    if (!client) {
       repo.updateInteraction(i.id, { state: "stale", note: "the app-server connection that asked it is gone" });
       this.ctx.log("warn", i.kind === "tool" ? "relay_stale" : "request_stale", { task: task.id, request: i.id });
       throw new BridgeError(`request ${i.id} is stale: the app-server connection that asked it is gone. Nothing was sent`, "request_id");
     }
     // Recorded as uncertain before the write: a crash mid-send must never lead to a second send.
-    repo.updateInteraction(i.id, { state: "uncertain", response: stored ?? response, response_hash: hash, note: "sending" });
+    repo.updateInteraction(i.id, { state: "uncertain", response: stored ?? response, response_hash: hash, answered_by: by, note: "sending" });
     try {
       await client.respond(i.rpc_id, response);
     } catch (err) {

@@ -10,10 +10,12 @@ import { BridgeError } from "../bridge-error.ts";
 import { checkModelChoice } from "../runtime/model-catalog.ts";
 import { TaskEvents } from "./task-events.ts";
 import type { RespondInput } from "../policy/decisions.ts";
+import type { Answerer } from "../policy/answerer.ts";
 import { type InteractionRow, SETTLED_STATES, type TaskRow, type TaskState, TERMINAL_STATES } from "../store/rows.ts";
 import { redactText } from "../policy/redact.ts";
 import { RELAY_TOOL_SPEC } from "./relay-tool.ts";
 import type { CodexRuntime } from "../runtime/app-server.ts";
+import type { RuntimePool } from "../runtime/runtime-pool.ts";
 import { DEFAULT_PROFILE, resolveProject, type ProfileSpec, type ProjectSpec, type SupervisorSettings } from "../config/settings.ts";
 import { newId, type TaskContext } from "./context.ts";
 import { EventIntake } from "./intake.ts";
@@ -45,12 +47,12 @@ export class Supervisor {
 
   constructor(
     readonly repo: Repo,
-    readonly runtime: CodexRuntime,
+    readonly runtimes: RuntimePool,
     readonly settings: SupervisorSettings,
     private readonly log: EventLog = silentLog,
   ) {
     this.events = new TaskEvents(repo);
-    const ctx: TaskContext = { repo, runtime, settings, events: this.events, threadTask: this.threadTask, log };
+    const ctx: TaskContext = { repo, runtimes, settings, events: this.events, threadTask: this.threadTask, log };
     this.ledger = new InteractionLedger(ctx);
     this.intake = new EventIntake(ctx, this.ledger);
   }
@@ -77,6 +79,11 @@ export class Supervisor {
     });
     for (const t of this.repo.recentTasks(200)) if (t.thread_id) this.threadTask.set(t.thread_id, t.id);
     return { lost, stale, uncertain };
+  }
+
+  /** The default profile's app-server (models, threads, the runtime tool). */
+  get runtime(): CodexRuntime {
+    return this.runtimes.default;
   }
 
   onNotification(client: AppServerClient, n: ServerNotification): void {
@@ -124,9 +131,10 @@ export class Supervisor {
     }
     const newTask = (relay: boolean, state: TaskState) =>
       this.repo.insertTask({ id: newId("t_"), project_id: project.id, profile_id: profile.id, prompt: redactText(input.prompt), relay, model, effort, state });
+    const runtime = this.runtimes.forProfile(profile.id);
     let client: AppServerClient;
     try {
-      client = await this.runtime.ensure();
+      client = await runtime.ensure();
     } catch (err) {
       // Nothing reached Codex, but the start failed: recorded, so codex_status and codex_health can say why.
       const t = newTask(false, "failed");
@@ -136,7 +144,7 @@ export class Supervisor {
       return this.repo.task(t.id)!;
     }
     await checkModelChoice(client, model, effort, profile.service_tier || null);
-    const refused = this.settings.relay.enabled && !input.thread_id ? this.runtime.relayRefused : null;
+    const refused = this.settings.relay.enabled && !input.thread_id ? runtime.relayRefused : null;
     const relay = !input.thread_id && this.settings.relay.enabled && refused === null;
     const task = newTask(relay, "starting");
     if (refused) this.events.appendNow(task.id, [{ turn_id: null, kind: "warning", data: { message: `web-tool relay disabled: ${refused}` } }]);
@@ -162,7 +170,7 @@ export class Supervisor {
           native: nativeContext(res),
         });
       }
-      this.runtime.loadedThreads.add(threadId);
+      runtime.loadedThreads.add(threadId);
       this.threadTask.set(threadId, task.id);
       this.repo.updateTask(task.id, { thread_id: threadId });
       this.events.state(task.id);
@@ -228,7 +236,8 @@ export class Supervisor {
     }
     const profile = this.profile(task.profile_id);
     const project = this.project(task.project_id);
-    const client = await this.runtime.ensure();
+    const runtime = this.runtimes.forProfile(profile.id);
+    const client = await runtime.ensure();
     const active = !SETTLED_STATES.has(task.state) && task.connection_id === client.connectionId && task.turn_id;
     if (active) {
       try {
@@ -244,12 +253,12 @@ export class Supervisor {
       }
     }
     const recovering = task.state === "connection_lost";
-    if (!this.runtime.loadedThreads.has(task.thread_id)) {
+    if (!runtime.loadedThreads.has(task.thread_id)) {
       await threadResume(client, { threadId: task.thread_id, excludeTurns: true }, { timeoutMs: this.settings.ackTimeoutMs }).catch((err: unknown) => {
         if (err instanceof UnknownOutcomeError) throw new BridgeError(`thread/resume outcome UNKNOWN; not retried. ${err.message}`);
         throw err;
       });
-      this.runtime.loadedThreads.add(task.thread_id);
+      runtime.loadedThreads.add(task.thread_id);
     }
     this.threadTask.set(task.thread_id, task.id);
     this.events.forget(task.id);
@@ -265,8 +274,8 @@ export class Supervisor {
   async cancel(input: { task_id: string; reason?: string }, waitMs = 10_000): Promise<{ task: TaskRow; terminated: number; note: string }> {
     const task = this.task(input.task_id);
     if (SETTLED_STATES.has(task.state)) return { task, terminated: 0, note: `already ${task.state}; nothing to cancel` };
-    const client = this.runtime.current;
-    if (!client || task.connection_id !== client.connectionId || !task.thread_id || !task.turn_id) {
+    const client = this.runtimes.clientFor(task.connection_id);
+    if (!client || !task.thread_id || !task.turn_id) {
       return { task, terminated: 0, note: "the turn is not on the live connection; nothing was sent" };
     }
     if (input.reason) this.events.appendNow(task.id, [{ turn_id: task.turn_id, kind: "cancel_requested", data: { reason: redactText(input.reason) } }]);
@@ -309,10 +318,10 @@ export class Supervisor {
 
   // ---------------------------------------------------------------- interactions
 
-  /** Answers an approval, permission request, question or elicitation with its original id. */
-  async respond(input: RespondInput): Promise<{ interaction: InteractionRow; repeated: boolean }> {
+  /** Answers an approval, permission request, question or elicitation with its original id, as `by`. */
+  async respond(input: RespondInput, by: Answerer = "supervisor"): Promise<{ interaction: InteractionRow; repeated: boolean }> {
     const task = this.task(input.task_id);
-    return this.ledger.respond(task, input, { project: this.project(task.project_id), profile: this.profile(task.profile_id) });
+    return this.ledger.respond(task, input, { project: this.project(task.project_id), profile: this.profile(task.profile_id) }, by);
   }
 
   async submitToolResult(input: ToolResultInput): Promise<{ interaction: InteractionRow; repeated: boolean; bytes: number }> {

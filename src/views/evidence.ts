@@ -84,7 +84,8 @@ function cap<T>(list: T[]): { items: T[]; omitted?: number } {
   return list.length > RESULT_LIST_MAX ? { items: list.slice(0, RESULT_LIST_MAX), omitted: list.length - RESULT_LIST_MAX } : { items: list };
 }
 
-function projectPath(path: string, root: string | undefined): string {
+/** A path inside the project relative to it (with forward slashes); anything else as given. */
+export function projectPath(path: string, root: string | undefined): string {
   if (!root || !isAbsolute(path)) return path;
   const rel = relative(root, path);
   return rel && !rel.startsWith("..") && !isAbsolute(rel) ? rel.split(sep).join("/") : path;

@@ -5,6 +5,7 @@ import { boundText } from "../tasks/bounded-output.ts";
 import type { EventRow, Failure, InteractionRow, TaskRow } from "../store/rows.ts";
 import { SETTLED_STATES } from "../store/rows.ts";
 import { offeredDecisions } from "../policy/decisions.ts";
+import { personDecides } from "../policy/answerer.ts";
 import type { Supervisor } from "../tasks/supervisor.ts";
 
 export type WaitMode = "auto" | "supervision" | "raw";
@@ -123,7 +124,8 @@ export async function waitForTask(
     sup.sync(task.id);
     const t = sup.repo.task(task.id)!;
     const events = sup.repo.events(task.id, from, MAX_EVENTS_PER_WAIT);
-    const hasPending = sup.repo.interactions(task.id, ["pending"]).length > 0;
+    // A request left to the person was reported once (its event woke a wait); it does not keep every wait short.
+    const hasPending = sup.repo.interactions(task.id, ["pending"]).some((i) => i.kind === "tool" || !personDecides(profile.approvals));
     if (events.some((e) => wakes(e, mode)) || SETTLED_STATES.has(t.state) || hasPending || events.length >= MAX_EVENTS_PER_WAIT) break;
     const left = deadline - Date.now();
     if (left <= 0 || ctx.signal?.aborted) {
@@ -244,7 +246,10 @@ export function buildAnswer(sup: Supervisor, taskId: string, from: number, mode:
   const pending = pendingAll.map((i) => `${i.id} ${i.kind}`);
   const cursor = encodeCursor(taskId, last);
   const next: string[] = [];
-  for (const i of pendingAll) next.push(i.kind === "tool" ? `codex_submit_tool_result ${i.id}` : `codex_respond ${i.id}`);
+  const person = personDecides(sup.profile(t.profile_id).approvals);
+  for (const i of pendingAll) {
+    next.push(i.kind === "tool" ? `codex_submit_tool_result ${i.id}` : person ? `${i.id} awaits the person's decision on the task card (do not answer it)` : `codex_respond ${i.id}`);
+  }
   if (t.state === "completed" || t.state === "failed" || t.state === "interrupted") next.push("codex_result");
   else if (t.state === "connection_lost") next.push("codex_send to start a recovery turn, or codex_result for what was kept");
   else if (t.state === "unknown") next.push("codex_status; do not resend blindly");

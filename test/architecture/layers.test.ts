@@ -76,3 +76,17 @@ describe("every source file says what it holds", () => {
     expect(bare).toEqual([]);
   });
 });
+
+describe("the README's Architecture section", () => {
+  it("lists exactly the folders of src/ (and platform/), each once", () => {
+    const readme = readFileSync(join(ROOT, "README.md"), "utf8");
+    const section = readme.split("## Architecture")[1]?.split("\n## ")[0] ?? "";
+    const listed = [...section.matchAll(/^\| `((?:src\/)?[a-z-]+)\/` \|/gm)].map((m) => m[1]);
+    const actual = execFileSync("git", ["ls-files", "src", "platform"], { cwd: ROOT, encoding: "utf8" })
+      .split("\n")
+      .filter((f) => f.split("/").length > (f.startsWith("src/") ? 2 : 1))
+      .map((f) => (f.startsWith("src/") ? f.split("/").slice(0, 2).join("/") : f.split("/")[0]));
+    expect([...new Set(listed)].sort()).toEqual([...new Set(actual)].sort());
+    expect(listed.length).toBe(new Set(listed).size);
+  });
+});

@@ -1,7 +1,6 @@
+// Test support for the artifact tests: real PNG/WAV/PDF bytes, and an MCP client connected in memory to a server
+// with only the artifact tools registered.
 import crypto from "node:crypto";
-import fs from "node:fs";
-import os from "node:os";
-import path from "node:path";
 import zlib from "node:zlib";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { InMemoryTransport } from "@modelcontextprotocol/sdk/inMemory.js";
@@ -10,10 +9,6 @@ import { registerArtifactTools } from "../../src/mcp/artifact-tools.ts";
 import { resolveProject, type ProjectSpec } from "../../src/config/settings.ts";
 import type { ArtifactSettings } from "../../src/service/bridge-service.ts";
 import { DEFAULT_SENSITIVE_PATHS } from "../../src/artifacts/sensitive.ts";
-
-export function tempDir(prefix: string): string {
-  return fs.mkdtempSync(path.join(os.tmpdir(), `cb-${prefix}-`));
-}
 
 export function sha256(b: Uint8Array): string {
   return crypto.createHash("sha256").update(b).digest("hex");

@@ -1,17 +1,19 @@
+// listFiles: links leaving the project and links to sensitive files are left out, symlinked directories are not
+// descended, depth and count are bounded.
 import fs from "node:fs";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { listFiles } from "../../src/artifacts/list.ts";
 import { resolveProjectPath } from "../../src/artifacts/resolve.ts";
 import { DEFAULT_SENSITIVE_PATHS } from "../../src/artifacts/sensitive.ts";
-import { tempDir } from "./fixtures.ts";
+import { tempDir } from "../support/temp-dir.ts";
 
 const sensitive = [...DEFAULT_SENSITIVE_PATHS];
 let base: string;
 let root: string;
 
 beforeAll(() => {
-  base = tempDir("list");
+  base = tempDir("cb-list-");
   root = path.join(base, "p");
   fs.mkdirSync(path.join(root, "a", "b", "c"), { recursive: true });
   fs.writeFileSync(path.join(root, "a", "b", "c", "deep.txt"), "x");

@@ -1,3 +1,5 @@
+// Project path resolution against a hostile corpus (traversal, links out, sensitive files), and the descriptor
+// checks that catch a file swapped after the check.
 import { execFileSync } from "node:child_process";
 import fs from "node:fs";
 import net from "node:net";
@@ -5,7 +7,7 @@ import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { ArtifactPathError, normalizeRelativePath, openProjectFile, resolveProjectPath } from "../../src/artifacts/resolve.ts";
 import { DEFAULT_SENSITIVE_PATHS, sensitiveMatcher } from "../../src/artifacts/sensitive.ts";
-import { tempDir } from "./fixtures.ts";
+import { tempDir } from "../support/temp-dir.ts";
 
 const sensitive = [...DEFAULT_SENSITIVE_PATHS];
 let base: string;
@@ -13,7 +15,7 @@ let root: string;
 let outside: string;
 
 beforeAll(() => {
-  base = tempDir("resolve");
+  base = tempDir("cb-resolve-");
   root = path.join(base, "project");
   outside = path.join(base, "outside");
   fs.mkdirSync(path.join(root, "src"), { recursive: true });

@@ -1,33 +1,15 @@
 // The artifact viewer's logic in happy-dom (no browser needed): ext-apps' AppBridge hosts it in an iframe and feeds
 // it real codex_artifact answers; the checks are what a user sees. The same page in real Chromium: test/browser/.
-import fs from "node:fs";
-import path from "node:path";
 import { resolveObjectURL } from "node:buffer";
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import { Window } from "happy-dom";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { connect, makePng, sha256, tempDir, type Harness } from "./fixtures.ts";
-import { chunkedCase, corruptChunk, harnessHtml, viewerHtmlFrom, type ChunkedCase, type HarnessReport } from "./viewer-harness.ts";
+import { sha256 } from "./fixtures.ts";
+import { corruptChunk, harnessHtml, viewerCase, type HarnessReport, type ViewerCase } from "./viewer-harness.ts";
 
-let dir: string;
-let h: Harness;
-let viewerHtml: string;
-let big: ChunkedCase;
-const png = makePng(16, 8);
-
-beforeAll(async () => {
-  dir = tempDir("viewer-dom");
-  fs.mkdirSync(path.join(dir, "project"));
-  fs.writeFileSync(path.join(dir, "project", "chart.png"), png);
-  h = await connect({ projects: () => ({ demo: { cwd: path.join(dir, "project") } }) });
-  viewerHtml = await viewerHtmlFrom(h);
-  big = await chunkedCase(path.join(dir, "project"));
-});
-
-afterAll(async () => {
-  await h?.close();
-  if (dir) fs.rmSync(dir, { recursive: true, force: true });
-});
+const shared = viewerCase("viewer-dom");
+let { dir, h, viewerHtml, big, png } = {} as ViewerCase;
+beforeAll(() => void ({ dir, h, viewerHtml, big, png } = shared()));
 
 interface DomRun {
   report: HarnessReport;

@@ -2,10 +2,12 @@
 // and the real-browser test (headless Chromium, npm run test:browser), plus the tool results both feed it.
 import fs from "node:fs";
 import path from "node:path";
-import { build } from "esbuild";
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import { ARTIFACT_VIEWER_URI } from "../../src/artifacts/viewer-html.ts";
+import { afterAll, beforeAll } from "vitest";
+import { tempDir } from "../support/temp-dir.ts";
 import { connect, makePng, type Harness } from "./fixtures.ts";
+import { pageScript } from "../support/page-script.ts";
 
 // The host side is the ext-apps package's own AppBridge, so the hand-written view protocol is checked against the
 // reference implementation rather than against a copy of our own assumptions. The page waits until the view settles
@@ -85,21 +87,6 @@ export interface HarnessReport {
   download: { type: string; mimeType?: string; blob: string } | null;
 }
 
-let bundled: Promise<string> | undefined;
-
-function hostScript(): Promise<string> {
-  bundled ??= build({
-    stdin: { contents: HOST_ENTRY, resolveDir: process.cwd(), loader: "js" },
-    bundle: true,
-    write: false,
-    format: "iife",
-    platform: "browser",
-    target: "es2022",
-    logLevel: "silent",
-  }).then((r) => r.outputFiles[0].text);
-  return bundled;
-}
-
 /** The whole host page: the tool result, the chunk answers and the viewer HTML inlined, then the bundled AppBridge host. */
 export async function harnessHtml(opts: {
   viewerHtml: string;
@@ -109,7 +96,7 @@ export async function harnessHtml(opts: {
   uncheckedSource?: boolean;
 }): Promise<string> {
   const inline = (v: unknown) => JSON.stringify(v).replace(/</g, "\\u003c");
-  const script = (await hostScript()).replace(/<\/script/gi, "<\\/script");
+  const script = await pageScript(HOST_ENTRY);
   return `<!doctype html><html><head><meta charset="utf-8"></head><body><pre id="report">pending</pre>
 <script>window.TOOL_RESULT = ${inline(opts.result)}; window.CHUNKS = ${inline(opts.chunks)}; window.VIEWER_HTML = ${inline(opts.viewerHtml)};
 window.UNCHECKED_SOURCE = ${opts.uncheckedSource ? "true" : "false"};</script>
@@ -173,4 +160,32 @@ export function corruptChunk(chunk: CallToolResult): CallToolResult {
     }
   }
   throw new Error(`chunk answer carries no bytes: ${JSON.stringify(chunk).slice(0, 300)}`);
+}
+
+export interface ViewerCase {
+  dir: string;
+  h: Harness;
+  viewerHtml: string;
+  big: ChunkedCase;
+  png: Uint8Array;
+}
+
+/** Registers the shared setup of both viewer tests: a project with a PNG and a chunked file, served by the tools. */
+export function viewerCase(prefix: string): () => ViewerCase {
+  let c: ViewerCase | undefined;
+  beforeAll(async () => {
+    const dir = tempDir(prefix);
+    const png = makePng(16, 8);
+    fs.mkdirSync(path.join(dir, "project"));
+    fs.writeFileSync(path.join(dir, "project", "chart.png"), png);
+    const h = await connect({ projects: () => ({ demo: { cwd: path.join(dir, "project") } }) });
+    c = { dir, h, png, viewerHtml: await viewerHtmlFrom(h), big: await chunkedCase(path.join(dir, "project")) };
+  });
+  afterAll(async () => {
+    await c?.h.close();
+  });
+  return () => {
+    if (!c) throw new Error("viewerCase used before its beforeAll ran");
+    return c;
+  };
 }

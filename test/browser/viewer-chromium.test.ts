@@ -5,46 +5,16 @@ import fs from "node:fs";
 import path from "node:path";
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { connect, makePng, sha256, tempDir, type Harness } from "../artifacts/fixtures.ts";
-import { chunkedCase, corruptChunk, harnessHtml, viewerHtmlFrom, type ChunkedCase, type HarnessReport } from "../artifacts/viewer-harness.ts";
+import { sha256 } from "../artifacts/fixtures.ts";
+import { corruptChunk, harnessHtml, viewerCase, type HarnessReport, type ViewerCase } from "../artifacts/viewer-harness.ts";
+import { requireChromium } from "./cdp.ts";
 
-const CHROMIUM_CANDIDATES = ["chromium", "chromium-browser", "google-chrome"];
-
-function findChromium(): string | undefined {
-  const fromEnv = process.env.CHROMIUM_BIN;
-  if (fromEnv) return fromEnv;
-  for (const name of CHROMIUM_CANDIDATES) {
-    const r = spawnSync("sh", ["-c", `command -v ${name}`], { encoding: "utf8" });
-    if (r.status === 0 && r.stdout.trim()) return r.stdout.trim();
-  }
-  return undefined;
-}
-
-let dir: string;
-let h: Harness;
-let viewerHtml: string;
-let big: ChunkedCase;
-const png = makePng(16, 8);
-
-beforeAll(async () => {
-  dir = tempDir("viewer");
-  fs.mkdirSync(path.join(dir, "project"));
-  fs.writeFileSync(path.join(dir, "project", "chart.png"), png);
-  h = await connect({ projects: () => ({ demo: { cwd: path.join(dir, "project") } }) });
-  viewerHtml = await viewerHtmlFrom(h);
-  big = await chunkedCase(path.join(dir, "project"));
-});
-
-afterAll(async () => {
-  await h?.close();
-  if (dir) fs.rmSync(dir, { recursive: true, force: true });
-});
+const shared = viewerCase("viewer");
+let { dir, h, viewerHtml, big, png } = {} as ViewerCase;
+beforeAll(() => void ({ dir, h, viewerHtml, big, png } = shared()));
 
 async function runHarness(result: CallToolResult, chunks: Record<string, CallToolResult>, tag: string): Promise<HarnessReport> {
-  const chromium = findChromium();
-  if (!chromium) {
-    throw new Error("Chromium is required for the browser test: install it with `apt-get update && apt-get install -y chromium` (CI installs it).");
-  }
+  const chromium = requireChromium();
   const harnessPath = path.join(dir, `harness-${tag}.html`);
   fs.writeFileSync(harnessPath, await harnessHtml({ viewerHtml, result, chunks }));
 

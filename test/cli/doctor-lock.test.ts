@@ -1,27 +1,18 @@
 // `doctor` while a bridge serves on the same state database: the held lock is the running bridge (reported with its
 // PID), not a fault; the other checks still run, and the running bridge is left untouched.
 import { readFileSync } from "node:fs";
-import { afterEach, describe, expect, it } from "vitest";
-import { callTool, prepareBridge, stopAll, type BridgeSetup } from "../support/bridge-process.ts";
-import type { TunnelEmulator } from "../support/tunnel-emulator.ts";
+import { describe, expect, it } from "vitest";
+import { bridgeFixture, callTool, stopAll } from "../support/bridge-process.ts";
 import { runCli } from "./run-cli.ts";
 
-let setup: BridgeSetup | null = null;
-const emulators: TunnelEmulator[] = [];
-
-afterEach(async () => {
-  await stopAll(emulators);
-  await setup?.cleanup();
-  setup = null;
-});
+const bridges = bridgeFixture({ deadlineMs: 30_000 });
 
 describe("doctor beside a running bridge", () => {
   it("reports the running bridge's PID as information and exits 0 when everything else is healthy", async () => {
-    setup = await prepareBridge();
-    const t = await setup.spawn({ deadlineMs: 30_000 });
-    emulators.push(t);
+    const setup = await bridges.prepare();
+    const t = await bridges.start(setup);
     await t.initialize();
-    const lockPid = () => (JSON.parse(readFileSync(`${setup!.statePath}.lock`, "utf8")) as { pid: number }).pid;
+    const lockPid = () => (JSON.parse(readFileSync(`${setup.statePath}.lock`, "utf8")) as { pid: number }).pid;
     expect(lockPid()).toBe(t.pid);
 
     const json = await runCli(["doctor", "--json"], { env: setup.env, killAfterMs: 60_000 });
@@ -51,7 +42,7 @@ describe("doctor beside a running bridge", () => {
     expect(t.fatal).toBeNull();
 
     // Once it has gone, doctor opens the database itself again.
-    await stopAll(emulators);
+    await stopAll([t]);
     const alone = await runCli(["doctor", "--json"], { env: setup.env, killAfterMs: 60_000 });
     expect(alone.code, alone.stderr).toBe(0);
     expect(JSON.parse(alone.stdout)).not.toHaveProperty("running_bridge");

@@ -1,21 +1,20 @@
 // --help tells the truth: every flag a command's help mentions is accepted by that command, and anything else is refused.
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { beforeAll, describe, expect, it } from "vitest";
+import { tempDir } from "../support/temp-dir.ts";
 import { runCli } from "./run-cli.ts";
 
-const COMMANDS = ["serve", "doctor", "init", "demo", "relay-fixture"] as const;
+const COMMANDS = ["serve", "doctor", "init", "login", "logout", "service", "demo", "relay-fixture"] as const;
 const BOGUS = "--no-such-option";
 
 let dir: string;
 let file: string;
 beforeAll(() => {
-  dir = mkdtempSync(join(tmpdir(), "cli-help-"));
+  dir = tempDir("cli-help-");
   file = join(dir, "some-file");
   writeFileSync(file, "0123456789abcdef0123456789abcdef\n");
 });
-afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
 /** Flags a help text mentions, with the placeholder of their value when they take one (e.g. --cwd DIR). */
 function flagsIn(text: string): Map<string, string | null> {
@@ -39,6 +38,7 @@ function valueFor(placeholder: string): string {
     case "DIR":
       return dir;
     case "ID":
+    case "NAME":
       return "someid";
     case "SECONDS":
     case "COUNT":

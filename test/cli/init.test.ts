@@ -1,10 +1,10 @@
 // init writes a config that doctor loads, never overwrites without --force, and prints a usable tunnel-client line.
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, realpathSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { existsSync, mkdirSync, readFileSync, realpathSync } from "node:fs";
 import { isAbsolute, join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { z } from "zod";
 import { prepareRealCodex, type RealCodex } from "../support/real-codex.ts";
+import { tempDir } from "../support/temp-dir.ts";
 import { runCli } from "./run-cli.ts";
 
 let dir: string;
@@ -12,7 +12,7 @@ let project: string;
 let config: string;
 let codex: RealCodex | null = null;
 beforeEach(() => {
-  dir = mkdtempSync(join(tmpdir(), "cli-init-"));
+  dir = tempDir("cli-init-");
   project = join(dir, "my project");
   mkdirSync(project);
   config = join(dir, "conf", "config.toml");
@@ -20,7 +20,6 @@ beforeEach(() => {
 afterEach(async () => {
   await codex?.cleanup();
   codex = null;
-  rmSync(dir, { recursive: true, force: true });
 });
 
 const DoctorSchema = z.looseObject({

@@ -1,9 +1,9 @@
 // Runs the CLI from source as a real child process (Bun executes the TypeScript), the way a user runs the binary.
 import { spawn } from "node:child_process";
-import { mkdtempSync, readdirSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { readdirSync } from "node:fs";
 import { join } from "node:path";
 import { bundledCodexBin, PROJECT_ROOT } from "../support/real-codex.ts";
+import { removeTempDir, tempDir } from "../support/temp-dir.ts";
 
 export const MAIN = join(PROJECT_ROOT, "src", "cli", "main.ts");
 export const BUN = join(PROJECT_ROOT, "node_modules", ".bin", "bun");
@@ -21,6 +21,8 @@ export interface CliOptions {
   cleanEnv?: boolean;
   /** Kills the child after this long (a command that should have refused its arguments but started instead). */
   killAfterMs?: number;
+  /** Written to the child's stdin, which is then closed (default: no stdin at all). */
+  input?: string;
 }
 
 export function runCli(args: string[], opts: CliOptions = {}): Promise<CliRun> {
@@ -28,11 +30,12 @@ export function runCli(args: string[], opts: CliOptions = {}): Promise<CliRun> {
   const env: Record<string, string> = {};
   for (const [k, v] of Object.entries({ ...base, ...opts.env })) if (v !== undefined) env[k] = v;
   return new Promise((resolve, reject) => {
-    const child = spawn(BUN, [MAIN, ...args], { cwd: opts.cwd ?? PROJECT_ROOT, env, stdio: ["ignore", "pipe", "pipe"] });
+    const child = spawn(BUN, [MAIN, ...args], { cwd: opts.cwd ?? PROJECT_ROOT, env, stdio: [opts.input === undefined ? "ignore" : "pipe", "pipe", "pipe"] });
+    if (opts.input !== undefined) child.stdin!.end(opts.input);
     let stdout = "";
     let stderr = "";
-    child.stdout.setEncoding("utf8").on("data", (c: string) => (stdout += c));
-    child.stderr.setEncoding("utf8").on("data", (c: string) => (stderr += c));
+    child.stdout!.setEncoding("utf8").on("data", (c: string) => (stdout += c));
+    child.stderr!.setEncoding("utf8").on("data", (c: string) => (stderr += c));
     const killer = setTimeout(() => child.kill("SIGKILL"), opts.killAfterMs ?? 170_000);
     child.on("error", reject);
     child.on("close", (code) => {
@@ -44,11 +47,11 @@ export function runCli(args: string[], opts: CliOptions = {}): Promise<CliRun> {
 
 /** A private TMPDIR for one run, so a test can check the command left nothing behind. */
 export function privateTmp(): { dir: string; leftovers(): string[]; remove(): void } {
-  const dir = mkdtempSync(join(tmpdir(), "cli-test-"));
+  const dir = tempDir("cli-test-");
   return {
     dir,
     leftovers: () => readdirSync(dir),
-    remove: () => rmSync(dir, { recursive: true, force: true }),
+    remove: () => removeTempDir(dir),
   };
 }
 

@@ -1,6 +1,5 @@
 // Edge cases of the JSONL client that the real app-server will not produce on demand, against a fake built from real samples.
-import { mkdtempSync, readFileSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { getPlatform } from "../../platform/index.ts";
@@ -8,20 +7,18 @@ import { AppServerClient } from "../../src/codex/client.ts";
 import { RequestTimeoutError, UnknownOutcomeError } from "../../src/codex/errors.ts";
 import { LineSplitter } from "../../src/codex/jsonl.ts";
 import { appServerEnv } from "../../src/codex/child-env.ts";
+import { tempDir } from "../support/temp-dir.ts";
 
 const BUN = join(process.cwd(), "node_modules", ".bin", "bun");
 const FAKE = join(process.cwd(), "test", "support", "fake-app-server.ts");
-let dir: string | null = null;
 let client: AppServerClient | null = null;
 afterEach(async () => {
   await client?.close(200);
-  if (dir) rmSync(dir, { recursive: true, force: true });
   client = null;
-  dir = null;
 });
 
 async function fake(mode: string, extra: Record<string, string> = {}): Promise<{ c: AppServerClient; log: () => { method?: string }[] }> {
-  dir = mkdtempSync(join(tmpdir(), "fake-app-server-"));
+  const dir = tempDir("fake-app-server-");
   const logPath = join(dir, "log.jsonl");
   const platform = await getPlatform();
   // The client spawns `<codexBin> app-server`; run the fake script under bun instead.

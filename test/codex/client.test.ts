@@ -6,6 +6,7 @@ import { RpcError } from "../../src/codex/errors.ts";
 import type { ServerNotification, ServerRequest } from "../../src/codex/rpc-messages.ts";
 import { lastFunctionOutput } from "../../src/selftest/mock-provider/index.ts";
 import { RELAY_TOOL_SPEC } from "../../src/tasks/relay-tool.ts";
+import { poll } from "../support/poll.ts";
 import { prepareRealCodex, type RealCodex } from "../support/real-codex.ts";
 import { makeTempGitProject, type TempGitProject } from "../support/temp-project.ts";
 
@@ -35,18 +36,8 @@ async function connect(): Promise<{ c: AppServerClient; notes: ServerNotificatio
   return { c, notes, reqs };
 }
 
-function until<T>(fn: () => T | undefined, ms = 20_000): Promise<T> {
-  return new Promise((resolve, reject) => {
-    const t0 = Date.now();
-    const tick = () => {
-      const v = fn();
-      if (v !== undefined) return resolve(v);
-      if (Date.now() - t0 > ms) return reject(new Error("condition not met in time"));
-      setTimeout(tick, 10);
-    };
-    tick();
-  });
-}
+/** For a poll's timeout error: the methods of the messages that did arrive. */
+const methods = (messages: { method: string }[]) => messages.map((m) => m.method).join(", ") || "none";
 
 describe("AppServerClient on the real app-server", () => {
   it("initializes, lists models, runs a turn to turn/completed", async () => {
@@ -57,7 +48,7 @@ describe("AppServerClient on the real app-server", () => {
     codex!.provider.enqueue({ kind: "output", items: [{ type: "message", text: "hello there", deltas: 3 }] });
     const th = await c.request<{ thread: { id: string } }>("thread/start", { cwd: project!.dir, dynamicTools: [RELAY_TOOL_SPEC] });
     await c.request("turn/start", { threadId: th.thread.id, input: [{ type: "text", text: "hi", text_elements: [] }] });
-    const done = await until(() => notes.find((n) => n.method === "turn/completed"));
+    const done = await poll(() => notes.find((n) => n.method === "turn/completed"), { timeoutMs: 20_000, what: () => `turn/completed (notifications: ${methods(notes)})` });
     expect((done.params as { turn: { status: string } }).turn.status).toBe("completed");
     // The notification literally named "error" must not break dispatch: it is just another method name.
     expect(notes.some((n) => n.method === "item/agentMessage/delta")).toBe(true);
@@ -72,11 +63,11 @@ describe("AppServerClient on the real app-server", () => {
     );
     const th = await c.request<{ thread: { id: string } }>("thread/start", { cwd: project!.dir, approvalPolicy: "untrusted", dynamicTools: [RELAY_TOOL_SPEC] });
     await c.request("turn/start", { threadId: th.thread.id, input: [{ type: "text", text: "go", text_elements: [] }] });
-    const approval = await until(() => reqs.find((r) => r.method === "item/commandExecution/requestApproval"));
+    const approval = await poll(() => reqs.find((r) => r.method === "item/commandExecution/requestApproval"), { timeoutMs: 20_000, what: () => `the command approval request (requests: ${methods(reqs)})` });
     await c.respond(approval.id, { decision: "accept" });
-    const call = await until(() => reqs.find((r) => r.method === "item/tool/call"));
+    const call = await poll(() => reqs.find((r) => r.method === "item/tool/call"), { timeoutMs: 20_000, what: () => `the dynamic tool call (requests: ${methods(reqs)})` });
     await c.respond(call.id, { contentItems: [{ type: "inputText", text: "RELAYED-42" }], success: true });
-    await until(() => notes.find((n) => n.method === "turn/completed"));
+    await poll(() => notes.find((n) => n.method === "turn/completed"), { timeoutMs: 20_000, what: () => `turn/completed (notifications: ${methods(notes)})` });
     expect(lastFunctionOutput(codex!.provider.requests.at(-1)!)).toContain("RELAYED-42");
     expect(notes.some((n) => n.method === "serverRequest/resolved")).toBe(true);
   });

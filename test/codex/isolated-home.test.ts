@@ -1,23 +1,15 @@
-import { afterEach, describe, expect, it } from "vitest";
-import { existsSync, mkdtempSync, readFileSync, rmSync, statSync } from "node:fs";
-import { tmpdir } from "node:os";
+// The isolated CODEX_HOME that tests and the demo give the real Codex: an offline config aimed at the loopback mock
+// model, and an environment with a scratch HOME and no keys or proxies.
+import { describe, expect, it } from "vitest";
+import { existsSync, readFileSync, statSync } from "node:fs";
 import { join } from "node:path";
 import { parse } from "smol-toml";
 import { isolatedCodexEnv, isolatedConfigToml, writeIsolatedCodexHome } from "../../src/codex/isolated-home.ts";
-
-const dirs: string[] = [];
-afterEach(() => {
-  for (const d of dirs.splice(0)) rmSync(d, { recursive: true, force: true });
-});
-const tempDir = () => {
-  const d = mkdtempSync(join(tmpdir(), "isolated-home-"));
-  dirs.push(d);
-  return d;
-};
+import { tempDir } from "../support/temp-dir.ts";
 
 describe("writeIsolatedCodexHome", () => {
   it("writes an offline config pointing at the mock with no API key and no retries", () => {
-    const dir = join(tempDir(), "home");
+    const dir = join(tempDir("isolated-home-"), "home");
     const { configPath } = writeIsolatedCodexHome({ dir, providerBaseUrl: "http://127.0.0.1:4321/v1" });
     expect(configPath).toBe(join(dir, "config.toml"));
     const config = parse(readFileSync(configPath, "utf8")) as Record<string, Record<string, unknown>>;
@@ -47,7 +39,7 @@ describe("writeIsolatedCodexHome", () => {
 
 describe("isolatedCodexEnv", () => {
   it("keeps PATH, sets CODEX_HOME, a scratch HOME and RUST_LOG, and drops keys and proxies", () => {
-    const codexHome = tempDir();
+    const codexHome = tempDir("isolated-home-");
     const env = isolatedCodexEnv(
       { PATH: "/usr/bin:/bin", HOME: "/home/real", OPENAI_API_KEY: "sk-secret", HTTPS_PROXY: "http://proxy:1", LC_ALL: "C.UTF-8", RUST_LOG: "trace" },
       { codexHome },
@@ -60,8 +52,8 @@ describe("isolatedCodexEnv", () => {
   });
 
   it("uses the HOME it is given", () => {
-    const codexHome = tempDir();
-    const home = join(tempDir(), "scratch");
+    const codexHome = tempDir("isolated-home-");
+    const home = join(tempDir("isolated-home-"), "scratch");
     expect(isolatedCodexEnv({ PATH: "/bin" }, { codexHome, home }).HOME).toBe(home);
   });
 });

@@ -1,16 +1,15 @@
-import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { chmodSync, existsSync, mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+// Finding the native Codex binary behind npm launchers, pnpm shims, CODEX_BIN/CODEX_EXE and PATH, in fake install
+// trees built in a temp directory (POSIX and Windows layouts).
+import { beforeEach, describe, expect, it } from "vitest";
+import { chmodSync, existsSync, mkdirSync, symlinkSync, writeFileSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { findBundledCodex, locateCodex, type CodexLocation } from "../../src/codex/locate.ts";
+import { tempDir } from "../support/temp-dir.ts";
 
 let root: string;
 beforeEach(() => {
-  root = mkdtempSync(join(tmpdir(), "locate-codex-"));
-});
-afterEach(() => {
-  rmSync(root, { recursive: true, force: true });
+  root = tempDir("locate-codex-");
 });
 
 function file(rel: string, content = "binary"): string {

@@ -1,24 +1,25 @@
-import { mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+// Loading and validating config.toml: defaults, profile inheritance, and errors that name the key, the file and the
+// allowed values.
+import { mkdirSync, readFileSync, symlinkSync, writeFileSync } from "node:fs";
 import { join, resolve } from "node:path";
-import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { beforeEach, describe, expect, it } from "vitest";
 import { ConfigError, loadConfig, parseConfigText } from "../../src/config/load.ts";
 import { resolveProject, supervisorSettings } from "../../src/config/settings.ts";
 import { DEFAULT_SENSITIVE_PATHS } from "../../src/config/schema.ts";
 import { starterConfig } from "../../src/config/starter.ts";
+import { tempDir } from "../support/temp-dir.ts";
 
 let dir: string;
 let configDir: string;
 let projA: string;
 
 beforeEach(() => {
-  dir = mkdtempSync(join(tmpdir(), "cb-config-"));
+  dir = tempDir("cb-config-");
   configDir = join(dir, "xdg");
   mkdirSync(configDir);
   projA = join(dir, "proj-a");
   mkdirSync(projA);
 });
-afterEach(() => rmSync(dir, { recursive: true, force: true }));
 
 const parse = (text: string, strict = false) => parseConfigText(text, { path: "/cfg/config.toml", strict });
 
@@ -51,9 +52,14 @@ describe("defaults", () => {
       sandbox_type: "workspace-write",
       network_access: false,
       wait_timeout_seconds: 25,
+      approvals: "supervisor",
       high_risk_patterns: [],
       forbidden_patterns: [],
+      child_env: "inherit",
+      env_allow: [],
+      env_deny: [],
     });
+    expect(config.profiles.default.codex_home).toBeUndefined();
     expect(config.sensitive_paths).toEqual([...DEFAULT_SENSITIVE_PATHS]);
   });
 
@@ -116,6 +122,42 @@ forbidden_patterns = ["kubectl delete"]
     const err = errorOf(() => parse('[profiles.default]\nhigh_risk_patterns = ["(unclosed"]'));
     expect(err.message).toContain("profiles.default.high_risk_patterns[0]");
     expect(err.message).toMatch(/not a valid regular expression/);
+  });
+
+  it("codex_home, child_env, env_allow and env_deny: a profile's own home and child environment", () => {
+    const { config } = parse(`
+[profiles.default]
+env_deny = ["OPENAI_API_KEY"]
+[profiles.apart]
+codex_home = "/srv/codex/apart/"
+child_env = "minimal"
+env_allow = ["GIT_AUTHOR_NAME"]
+env_deny = ["SSH_AUTH_SOCK"]
+[profiles.plain]
+effort = "low"
+`);
+    expect(config.profiles.apart).toMatchObject({ codex_home: "/srv/codex/apart", child_env: "minimal", env_allow: ["GIT_AUTHOR_NAME"] });
+    // A profile can add names to deny, never take the default's away.
+    expect(config.profiles.apart.env_deny).toEqual(["OPENAI_API_KEY", "SSH_AUTH_SOCK"]);
+    expect(config.profiles.plain).toMatchObject({ child_env: "inherit", env_allow: [], env_deny: ["OPENAI_API_KEY"] });
+    expect(config.profiles.plain.codex_home).toBeUndefined();
+  });
+
+  it("refuses a relative codex_home, an unknown child_env, a bad variable name and the tunnel key in env_allow", () => {
+    const err = errorOf(() =>
+      parse(`
+[profiles.a]
+codex_home = "codex-a"
+env_allow = ["CONTROL_PLANE_API_KEY", "1BAD"]
+[profiles.b]
+child_env = "empty"
+`),
+    );
+    expect(err.message).toContain("profiles.b.child_env must be one of \"inherit\", \"minimal\"");
+    const rel = errorOf(() => parse(`[profiles.a]\ncodex_home = "codex-a"\nenv_allow = ["CONTROL_PLANE_API_KEY", "1BAD"]`));
+    expect(rel.message).toContain('profiles.a.codex_home must be an absolute directory (got "codex-a")');
+    expect(rel.message).toContain("profiles.a.env_allow[0] names CONTROL_PLANE_API_KEY, which the bridge never passes to Codex");
+    expect(rel.message).toContain('profiles.a.env_allow[1] ("1BAD") is not an environment variable name');
   });
 
   it("rejects an invalid profile id", () => {
@@ -302,5 +344,6 @@ describe("loadConfig and file location", () => {
     expect(config.profiles.deep).toMatchObject({ effort: "high", wait_timeout_seconds: 60, sandbox_type: "workspace-write" });
     expect(config.profiles.readonly.forbidden_patterns).toEqual(["\\bkubectl\\s+delete\\s+namespace\\b"]);
     expect(config.sensitive_paths).toContain("*.sqlite3");
+    expect(config.profiles.work).toMatchObject({ codex_home: "/home/you/.local/share/codex-bridge/homes/work", child_env: "minimal", env_deny: ["AWS_PROFILE"] });
   });
 });

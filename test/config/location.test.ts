@@ -1,14 +1,15 @@
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+// Which config file the bridge reads: the environment variables first, then the codex-bridge directory, then the
+// legacy one when only it has a file.
+import { mkdirSync, writeFileSync } from "node:fs";
 import { join, resolve } from "node:path";
-import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { beforeEach, describe, expect, it } from "vitest";
 import { resolveConfigPath } from "../../src/config/location.ts";
+import { tempDir } from "../support/temp-dir.ts";
 
 let configDir: string;
 beforeEach(() => {
-  configDir = mkdtempSync(join(tmpdir(), "cb-loc-"));
+  configDir = tempDir("cb-loc-");
 });
-afterEach(() => rmSync(configDir, { recursive: true, force: true }));
 
 describe("resolveConfigPath", () => {
   it("prefers CODEX_BRIDGE_CONFIG, then the legacy variable", () => {

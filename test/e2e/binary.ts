@@ -1,11 +1,11 @@
 // Support for end-to-end tests of the compiled executable: where it is, and the bare surroundings a user's
 // machine gives it (a scratch cwd with no node_modules above it, an environment built from nothing).
 import { spawn } from "node:child_process";
-import { existsSync, mkdtempSync, readFileSync, realpathSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { existsSync, readFileSync } from "node:fs";
 import { dirname, join, parse } from "node:path";
 import { z } from "zod";
 import { PROJECT_ROOT } from "../support/real-codex.ts";
+import { tempDir } from "../support/temp-dir.ts";
 
 export const BINARY = join(PROJECT_ROOT, "dist-binaries", "codex-bridge-linux-x64");
 export const BUILD_INFO_PATH = join(PROJECT_ROOT, "dist-binaries", "BUILD-INFO.json");
@@ -41,9 +41,9 @@ export function noNodeModulesAbove(dir: string): boolean {
   }
 }
 
-/** A fresh real directory under the OS temp dir, checked to have no node_modules on its path. */
+/** A fresh real directory under the OS temp dir (removed after the test or file), checked to have no node_modules on its path. */
 export function scratchDir(prefix: string): string {
-  const dir = realpathSync(mkdtempSync(join(tmpdir(), `codex-bridge-e2e-${prefix}-`)));
+  const dir = tempDir(`codex-bridge-e2e-${prefix}-`);
   if (!noNodeModulesAbove(dir)) throw new Error(`${dir} has a node_modules directory above it; set TMPDIR elsewhere`);
   return dir;
 }

@@ -2,7 +2,7 @@
 // with no node_modules, with an environment built from nothing, driving a whole supervised task against the real
 // Codex app-server. The model is the loopback mock, served from this test process.
 import { createHash } from "node:crypto";
-import { mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
@@ -10,17 +10,15 @@ import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import packageJson from "../../package.json" with { type: "json" };
 import { prepareRealCodex, type RealCodex } from "../support/real-codex.ts";
+import { SETTLED, sc, waitUntil, type S } from "../support/task-waits.ts";
 import { makeTempGitProject, type TempGitProject } from "../support/temp-project.ts";
 import { onLinuxX64, pathWithoutNodeModules, requireBinary, scratchDir, type ReleaseInfo } from "./binary.ts";
 
-type S = Record<string, any>;
-const sc = (r: { structuredContent?: unknown }) => (r.structuredContent ?? {}) as S;
 const text = (r: CallToolResult) =>
   r.content
     .filter((c): c is { type: "text"; text: string } => c.type === "text")
     .map((c) => c.text)
     .join("\n");
-const SETTLED = ["completed", "failed", "interrupted", "connection_lost", "unknown"];
 
 let codex: RealCodex | null = null;
 let project: TempGitProject | null = null;
@@ -35,16 +33,8 @@ async function call(name: string, args: Record<string, unknown> = {}): Promise<C
   return r;
 }
 
-async function waitFor(taskId: string, done: (s: S) => boolean): Promise<S[]> {
-  const answers: S[] = [];
-  for (let i = 0; i < 40; i++) {
-    const r = await call("codex_wait", { task_id: taskId, timeout_seconds: 20 });
-    expect(r.isError, text(r)).toBeFalsy();
-    answers.push(sc(r));
-    if (done(sc(r))) return answers;
-  }
-  throw new Error(`task ${taskId} never got there; last wait: ${JSON.stringify(answers.at(-1))}\nbridge stderr:\n${stderr}`);
-}
+/** codex_wait until `done`, through the SDK client; a failure shows the bridge's stderr too. */
+const waitFor = (taskId: string, done: (s: S) => boolean): Promise<S[]> => waitUntil({ call }, taskId, done, { context: () => `bridge stderr:\n${stderr}` });
 
 describe.skipIf(!onLinuxX64)("the compiled linux-x64 binary over stdio", () => {
   beforeAll(async () => {
@@ -77,7 +67,6 @@ describe.skipIf(!onLinuxX64)("the compiled linux-x64 binary over stdio", () => {
     await client?.close().catch(() => {});
     await codex?.cleanup();
     project?.cleanup();
-    if (cwd) rmSync(cwd, { recursive: true, force: true });
   });
 
   it("codex_health reports the build, the process, Codex and the state", async () => {

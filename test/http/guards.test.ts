@@ -1,9 +1,8 @@
 // The HTTP mode's argument parsing and request guards, as pure functions.
-import { chmodSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { chmodSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { createHash } from "node:crypto";
-import { afterEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import {
   allowedHostHeaders,
   checkRequest,
@@ -13,6 +12,7 @@ import {
   parseHttpArgs,
   readTokenFile,
 } from "../../src/cli/http-options.ts";
+import { tempDir } from "../support/temp-dir.ts";
 
 describe("parseHttpArgs", () => {
   it("accepts loopback IPv4, IPv6 and localhost (pinned to 127.0.0.1)", () => {
@@ -77,15 +77,8 @@ describe("checkRequest", () => {
 });
 
 describe("readTokenFile", () => {
-  let dir: string | null = null;
-  afterEach(() => {
-    if (dir) rmSync(dir, { recursive: true, force: true });
-    dir = null;
-  });
-
   it("trims the token, warns about a readable file without printing the token, and names the flag on errors", () => {
-    const d = mkdtempSync(join(tmpdir(), "codex-bridge-token-"));
-    dir = d;
+    const d = tempDir("codex-bridge-token-");
     const f = join(d, "token");
     writeFileSync(f, "  abc123-token \n");
     chmodSync(f, 0o644);

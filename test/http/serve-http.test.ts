@@ -1,17 +1,15 @@
 // The real bridge process over Streamable HTTP: SDK clients on separate sessions, a whole task against the real
 // Codex and the loopback mock model, two tasks waiting at once, the Host/Origin and bearer guards, and a clean exit.
-import { chmodSync, existsSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { chmodSync, existsSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { resultText } from "../../src/selftest/harness.ts";
-import { eventually, liveGroupMembers, prepareBridge, processGone, type BridgeSetup } from "../support/bridge-process.ts";
+import { liveGroupMembers, prepareBridge, processGone, type BridgeSetup } from "../support/bridge-process.ts";
 import { connectHttpClient, INIT_REQUEST, rawPost, runBridge, startHttpBridge, type HttpBridge, type HttpClient } from "../support/http-bridge.ts";
+import { poll } from "../support/poll.ts";
+import { sc, settled } from "../support/task-waits.ts";
+import { tempDir } from "../support/temp-dir.ts";
 import { makeTempGitProject, type TempGitProject } from "../support/temp-project.ts";
-
-type S = Record<string, any>;
-const sc = (r: { structuredContent?: unknown }) => (r.structuredContent ?? {}) as S;
-const SETTLED = ["completed", "failed", "interrupted", "connection_lost", "unknown"];
 
 let setup: BridgeSetup | null = null;
 let bridge: HttpBridge | null = null;
@@ -33,23 +31,6 @@ async function client(headers: Record<string, string> = {}): Promise<HttpClient>
   return c;
 }
 
-async function waitUntilSettled(c: HttpClient, taskId: string): Promise<S[]> {
-  const answers: S[] = [];
-  for (let i = 0; i < 40; i++) {
-    const r = await c.call("codex_wait", { task_id: taskId, timeout_seconds: 20 });
-    expect(r.isError, resultText(r)).toBeFalsy();
-    answers.push(sc(r));
-    if (SETTLED.includes(sc(r).state)) return answers;
-  }
-  throw new Error(`task ${taskId} did not settle`);
-}
-
-function tempDir(): string {
-  const d = mkdtempSync(join(tmpdir(), "codex-bridge-http-"));
-  cleanups.push(() => rmSync(d, { recursive: true, force: true }));
-  return d;
-}
-
 describe("serve --http", () => {
   it("lists the tools and runs a whole task (start, wait, result) over Streamable HTTP", async () => {
     setup = await prepareBridge({ approvalPolicy: "never" });
@@ -66,7 +47,7 @@ describe("serve --http", () => {
     const start = await c.call("codex_start", { project_id: "demo", prompt: "write http.txt" });
     expect(start.isError, resultText(start)).toBeFalsy();
     const taskId = sc(start).task_id as string;
-    const answers = await waitUntilSettled(c, taskId);
+    const answers = await settled(c, taskId);
     expect(answers.at(-1)!.state).toBe("completed");
     expect(answers.flatMap((a) => a.messages ?? [])).toContain("Writing the file.");
     const result = await c.call("codex_result", { task_id: taskId });
@@ -92,7 +73,7 @@ describe("serve --http", () => {
   it("serves two sessions at once: two tasks wait concurrently and both complete", async () => {
     const second: TempGitProject = makeTempGitProject();
     cleanups.push(second.cleanup);
-    const gateDir = tempDir();
+    const gateDir = tempDir("codex-bridge-http-");
     const gate = join(gateDir, "gate");
     setup = await prepareBridge({ approvalPolicy: "never", extraConfig: `[projects.demo2]\ncwd = ${JSON.stringify(second.dir)}\n` });
     bridge = await startHttpBridge(setup.env);
@@ -125,7 +106,7 @@ describe("serve --http", () => {
     const [wa, wb] = await Promise.all([firstA, firstB]);
     expect(wa.isError, resultText(wa)).toBeFalsy();
     expect(wb.isError, resultText(wb)).toBeFalsy();
-    const [restA, restB] = await Promise.all([waitUntilSettled(a, idA), waitUntilSettled(b, idB)]);
+    const [restA, restB] = await Promise.all([settled(a, idA), settled(b, idB)]);
     expect(restA.at(-1)!.state).toBe("completed");
     expect(restB.at(-1)!.state).toBe("completed");
     for (const [c, id] of [[a, idA], [b, idB]] as const) {
@@ -164,7 +145,7 @@ describe("serve --http", () => {
 
   it("with --token-file, refuses a missing or wrong bearer token with 401 and never logs the token", async () => {
     setup = await prepareBridge();
-    const dir = tempDir();
+    const dir = tempDir("codex-bridge-http-");
     const tokenFile = join(dir, "http-token");
     const token = "tok-" + "9f3a".repeat(8);
     writeFileSync(tokenFile, token + "\n");
@@ -195,7 +176,7 @@ describe("serve --http", () => {
     expect(exposed.stderr()).toMatch(/--http 0\.0\.0\.0:0: "0\.0\.0\.0" is not a loopback address.*--allow-non-loopback/s);
     expect(exposed.stderr()).not.toMatch(/\bready\b/);
 
-    const noToken = runBridge(setup.env, ["--http", "127.0.0.1:0", "--token-file", join(tempDir(), "absent")]);
+    const noToken = runBridge(setup.env, ["--http", "127.0.0.1:0", "--token-file", join(tempDir("codex-bridge-http-"), "absent")]);
     expect((await noToken.exited).code).toBe(2);
     expect(noToken.stderr()).toMatch(/--token-file .*cannot read it/);
   }, 60_000);
@@ -226,7 +207,7 @@ describe("serve --http", () => {
     const stopped = await bridge.stop(10_000);
     console.info(`[serve-http] SIGTERM exit took ${Date.now() - startedAt} ms`);
     expect(stopped).toMatchObject({ code: 0, killed: false });
-    expect(await eventually(() => processGone(appServerPid), 2000), `app-server ${appServerPid} remains`).toBe(true);
+    await poll(() => processGone(appServerPid), { timeoutMs: 2000, what: `app-server ${appServerPid} to be gone` });
     expect(liveGroupMembers(appServerPid)).toEqual([]);
     expect(existsSync(`${setup.statePath}.lock`)).toBe(false);
     // The held long-poll is never answered; whether the client notices the closed stream at once depends on its

@@ -6,6 +6,7 @@ import { request } from "node:http";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
+import { poll } from "../support/poll.ts";
 import { getPlatform } from "../../platform/index.ts";
 import { assembleBridge, type Bridge } from "../../src/app/assemble.ts";
 import { parseHttpArgs } from "../../src/cli/http-options.ts";
@@ -65,14 +66,6 @@ async function initialize(s: HttpBridgeServer, id = 1): Promise<string> {
 const list = (id: number) => ({ jsonrpc: "2.0", id, method: "tools/list" });
 const withSession = (sid: string) => ({ "mcp-session-id": sid, "mcp-protocol-version": "2025-06-18" });
 
-async function eventually(cond: () => boolean, ms: number): Promise<boolean> {
-  const until = Date.now() + ms;
-  while (!cond()) {
-    if (Date.now() > until) return false;
-    await new Promise((r) => setTimeout(r, 20));
-  }
-  return true;
-}
 
 describe("serve --http sessions", () => {
   it("refuses a non-initialize POST without a session id (absent or empty) with 400, and an unknown id with 404", async () => {
@@ -94,11 +87,12 @@ describe("serve --http sessions", () => {
   });
 
   it("closes sessions idle past the timeout and frees them (the count drops to zero; their ids get 404)", async () => {
-    const s = await serve({ sessionIdleMs: 3000 });
+    // Long enough that 40 initializes on a loaded machine all finish before the first one counts as idle.
+    const s = await serve({ sessionIdleMs: 8000 });
     const ids = await Promise.all(Array.from({ length: 40 }, (_, i) => initialize(s, i + 1)));
     expect(new Set(ids).size).toBe(40);
     expect(s.sessionCount()).toBe(40);
-    expect(await eventually(() => s.sessionCount() === 0, 10_000), `still ${s.sessionCount()} sessions`).toBe(true);
+    await poll(() => s.sessionCount() === 0, { timeoutMs: 25_000, what: () => `idle sessions to close (still ${s.sessionCount()})` });
     const stale = await rawPost(s.port, withSession(ids[0]!), list(1));
     expect(stale.status).toBe(404);
     expect(logs.join("\n")).toMatch(/http_sessions_closed \{"sessions":\d+/);
@@ -121,7 +115,7 @@ describe("serve --http sessions", () => {
     expect(s.sessionCount()).toBe(2);
     get.destroy();
     // Once the stream closed and nobody uses either, both go.
-    expect(await eventually(() => s.sessionCount() === 0, 5000)).toBe(true);
+    await poll(() => s.sessionCount() === 0, { timeoutMs: 5000, what: () => `both sessions to close (still ${s.sessionCount()})` });
   });
 
   it("caps live sessions: one initialize more gets 503 with a JSON-RPC error until one is closed", async () => {
@@ -156,7 +150,7 @@ describe("serve --http sessions", () => {
     expect(s.sessionCount()).toBe(1);
     await c.transport.terminateSession();
     await c.close();
-    expect(await eventually(() => s.sessionCount() === 0, 2000)).toBe(true);
+    await poll(() => s.sessionCount() === 0, { timeoutMs: 2000, what: () => `sessions to close (still ${s.sessionCount()})` });
   });
 });
 

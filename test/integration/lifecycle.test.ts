@@ -8,6 +8,7 @@ import { assembleBridge } from "../../src/app/assemble.ts";
 import { resultText, startHarness, type Harness } from "../../src/selftest/harness.ts";
 import { waitForTask } from "../../src/views/wait.ts";
 import { userTexts } from "../../src/selftest/mock-provider/index.ts";
+import { poll } from "../support/poll.ts";
 import { sc, settled, type S } from "../support/task-waits.ts";
 
 let h: Harness | null = null;
@@ -15,14 +16,6 @@ afterEach(async () => {
   await h?.close();
   h = null;
 });
-
-async function until(fn: () => boolean | Promise<boolean>, ms = 20_000): Promise<void> {
-  const t0 = Date.now();
-  while (!(await fn())) {
-    if (Date.now() - t0 > ms) throw new Error("condition not met in time");
-    await new Promise((r) => setTimeout(r, 20));
-  }
-}
 
 function pgrep(pattern: string): string {
   try {
@@ -89,11 +82,11 @@ describe("task lifecycle on the real Codex", () => {
     const pattern = `^sleep ${secs}$`;
     h.provider!.enqueue({ kind: "output", items: [{ type: "exec", cmd: `sleep ${secs}`, yieldTimeMs: 250 }] }, { kind: "hang" });
     const id = sc(await h.call("codex_start", { project_id: "demo", prompt: "sleep" })).task_id;
-    await until(() => pgrep(pattern) !== "");
+    await poll(() => pgrep(pattern), { timeoutMs: 20_000, what: `the command "sleep ${secs}" to start` });
     const r = await h.call("codex_cancel", { task_id: id, reason: "too slow" });
     expect(r.isError, resultText(r)).toBeFalsy();
     expect(sc(r).state).toBe("interrupted");
-    await until(() => pgrep(pattern) === "", 5000);
+    await poll(() => pgrep(pattern) === "", { timeoutMs: 5000, what: () => `the command "sleep ${secs}" to end (pids: ${pgrep(pattern)})` });
   });
 
   it("app-server death gives connection_lost; codex_send completes a recovery turn on the same thread", async () => {
@@ -207,11 +200,9 @@ describe("threads stay loaded and restarts settle what was in flight", () => {
     h = await startHarness(await getPlatform(), { mockProvider: true, approvalPolicy: "untrusted" });
     h.provider!.enqueue({ kind: "output", items: [{ type: "exec", cmd: "echo a > a.txt" }] });
     const id = sc(await h.call("codex_start", { project_id: "demo", prompt: "ask" })).task_id;
-    let requestId = "";
-    await until(async () => {
-      const w = sc(await h!.call("codex_wait", { task_id: id, timeout_seconds: 5 }));
-      requestId = w.requests?.[0]?.request_id ?? requestId;
-      return requestId !== "";
+    const requestId: string = await poll(async () => sc(await h!.call("codex_wait", { task_id: id, timeout_seconds: 5 })).requests?.[0]?.request_id, {
+      timeoutMs: 20_000,
+      what: "the command approval request",
     });
     // A second interaction, recorded as written but never confirmed, stands for an answer cut off by the crash.
     const repo = h.bridge.sup.repo;

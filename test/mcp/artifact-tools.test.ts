@@ -1,10 +1,13 @@
+// codex_files and codex_artifact through an in-memory MCP client: the original bytes in the right form, a compact
+// text summary, the size limits, and tool errors that name the field and the fix.
 import crypto from "node:crypto";
 import fs from "node:fs";
 import path from "node:path";
 import type { CallToolResult, ReadResourceResult } from "@modelcontextprotocol/sdk/types.js";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { ARTIFACT_VIEWER_URI } from "../../src/artifacts/viewer-html.ts";
-import { connect, makePdf, makePng, makeWav, sha256, tempDir, type Harness } from "../artifacts/fixtures.ts";
+import { connect, makePdf, makePng, makeWav, sha256, type Harness } from "../artifacts/fixtures.ts";
+import { removeTempDir, tempDir } from "../support/temp-dir.ts";
 
 const MiB = 1024 * 1024;
 let root: string;
@@ -18,7 +21,7 @@ function put(rel: string, data: Buffer): void {
 }
 
 beforeAll(async () => {
-  root = tempDir("tools");
+  root = tempDir("cb-tools-");
   put("out/report.pdf", makePdf());
   put("out/chart.png", makePng(16, 8));
   put("out/beep.wav", makeWav());
@@ -35,7 +38,7 @@ beforeAll(async () => {
 
 afterAll(async () => {
   await h.close();
-  fs.rmSync(root, { recursive: true, force: true });
+  removeTempDir(root);
 });
 
 async function call(name: string, args: Record<string, unknown>): Promise<CallToolResult> {
@@ -248,7 +251,7 @@ describe("large files", () => {
   const data: Record<string, Buffer> = {};
 
   beforeAll(async () => {
-    bigRoot = tempDir("big");
+    bigRoot = tempDir("cb-big-");
     data["f32.bin"] = crypto.randomBytes(sizes.at32);
     data["f40.bin"] = crypto.randomBytes(sizes.at40);
     for (const [k, v] of Object.entries(data)) fs.writeFileSync(path.join(bigRoot, k), v);
@@ -261,7 +264,7 @@ describe("large files", () => {
 
   afterAll(async () => {
     await big.close();
-    fs.rmSync(bigRoot, { recursive: true, force: true });
+    removeTempDir(bigRoot);
   });
 
   async function fetchInChunks(harness: Harness, project: string, rel: string, inline: number): Promise<{ bytes: Buffer; chunks: number }> {

@@ -30,12 +30,12 @@ describe("MCP surface", () => {
     const names = tools.map((t) => t.name).sort();
     expect(names).toEqual(
       [
-        "codex_artifact", "codex_cancel", "codex_checkpoint", "codex_files", "codex_health", "codex_inspect", "codex_models",
+        "codex_artifact", "codex_cancel", "codex_card", "codex_card_respond", "codex_checkpoint", "codex_files", "codex_health", "codex_inspect", "codex_models",
         "codex_respond", "codex_result", "codex_runtime", "codex_send", "codex_start", "codex_status", "codex_submit_tool_result",
         "codex_threads", "codex_wait",
       ].sort(),
     );
-    const mutating = new Set(["codex_start", "codex_send", "codex_respond", "codex_submit_tool_result", "codex_cancel", "codex_runtime"]);
+    const mutating = new Set(["codex_start", "codex_send", "codex_respond", "codex_card_respond", "codex_submit_tool_result", "codex_cancel", "codex_runtime"]);
     for (const t of tools) {
       expect(t.title, t.name).toBeTruthy();
       expect(t.outputSchema, t.name).toBeTruthy();

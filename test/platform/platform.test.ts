@@ -1,9 +1,12 @@
+// The host layer of the platform: which runtime is detected, process liveness, the per-OS config/data directories,
+// and the Windows reparse-point check.
 import { describe, expect, it } from "vitest";
-import { mkdtempSync, rmSync, symlinkSync } from "node:fs";
+import { symlinkSync } from "node:fs";
 import { homedir, tmpdir } from "node:os";
 import { join } from "node:path";
 import { detectRuntime, getPlatform } from "../../platform/index.ts";
 import { isReparsePoint, osDirs } from "../../platform/host-node.ts";
+import { tempDir } from "../support/temp-dir.ts";
 
 describe("getPlatform", () => {
   it("matches the runtime running the tests and is cached", async () => {
@@ -68,17 +71,13 @@ describe("osDirs", () => {
 
 describe("isReparsePoint", () => {
   it("is false off Windows even for a symlink, and checks links on Windows", () => {
-    const dir = mkdtempSync(join(tmpdir(), "cb-reparse-"));
-    try {
-      const link = join(dir, "link");
-      symlinkSync(tmpdir(), link, "dir");
-      expect(isReparsePoint(link, "linux")).toBe(false);
-      // lstat reports Windows junctions as symbolic links; the same check recognises this link when told it is Windows.
-      expect(isReparsePoint(link, "win32")).toBe(true);
-      expect(isReparsePoint(dir, "win32")).toBe(false);
-      expect(isReparsePoint(join(dir, "missing"), "win32")).toBe(false);
-    } finally {
-      rmSync(dir, { recursive: true, force: true });
-    }
+    const dir = tempDir("cb-reparse-");
+    const link = join(dir, "link");
+    symlinkSync(tmpdir(), link, "dir");
+    expect(isReparsePoint(link, "linux")).toBe(false);
+    // lstat reports Windows junctions as symbolic links; the same check recognises this link when told it is Windows.
+    expect(isReparsePoint(link, "win32")).toBe(true);
+    expect(isReparsePoint(dir, "win32")).toBe(false);
+    expect(isReparsePoint(join(dir, "missing"), "win32")).toBe(false);
   });
 });

@@ -1,7 +1,10 @@
+// The platform's child-process layer against real `sh` children: env and cwd, text streams, stdin writes, exit
+// codes and signals, and killTree reaching grandchildren (POSIX only: the children are `sh` scripts).
 import { afterEach, beforeAll, describe, expect, it } from "vitest";
 import { getPlatform } from "../../platform/index.ts";
 import { SpawnError } from "../../platform/spawn-node.ts";
 import type { ChildExit, ChildHandle, Platform } from "../../platform/types.ts";
+import { poll } from "../support/poll.ts";
 
 const posix = process.platform !== "win32";
 let platform: Platform;
@@ -36,14 +39,8 @@ function collect(child: ChildHandle, stream: "stdout" | "stderr" = "stdout"): ()
   return () => text;
 }
 
-/** Waits for a condition the OS settles asynchronously (a process disappearing); fails after a generous bound. */
-async function eventually(check: () => boolean, what: string): Promise<void> {
-  for (let i = 0; i < 300; i++) {
-    if (check()) return;
-    await new Promise((r) => setTimeout(r, 50));
-  }
-  throw new Error(`never happened: ${what}`);
-}
+/** How long to wait for what the OS settles asynchronously (a process disappearing): a generous bound. */
+const OS_SETTLES = { timeoutMs: 15_000, interval: 50 };
 
 describe.skipIf(!posix)("spawn", () => {
   it("passes env and cwd, and streams stdout and stderr as text", async () => {
@@ -73,7 +70,7 @@ describe.skipIf(!posix)("spawn", () => {
   it("reports the signal that ended the child", async () => {
     const child = sh("echo ready; exec sleep 60");
     const out = collect(child);
-    await eventually(() => out().includes("ready"), "child ready");
+    await poll(() => out().includes("ready"), { ...OS_SETTLES, what: "child ready" });
     child.killTree("SIGKILL");
     expect(await child.exited).toEqual({ code: null, signal: "SIGKILL" });
   });
@@ -93,12 +90,12 @@ describe.skipIf(!posix)("spawn", () => {
   it("killTree also ends the child's grandchildren", async () => {
     const child = sh("sleep 60 & echo $!; wait");
     const out = collect(child);
-    await eventually(() => out().includes("\n"), "grandchild pid printed");
+    await poll(() => out().includes("\n"), { ...OS_SETTLES, what: "grandchild pid printed" });
     const grandchild = Number(out().trim());
     expect(platform.processAlive(grandchild)).toBe(true);
     child.killTree("SIGTERM");
     expect((await child.exited).signal).toBe("SIGTERM");
-    await eventually(() => !platform.processAlive(grandchild), "grandchild gone");
+    await poll(() => !platform.processAlive(grandchild), { ...OS_SETTLES, what: "grandchild gone" });
   });
 
   it("killTree reaches grandchildren even after the child itself has exited", async () => {
@@ -109,7 +106,7 @@ describe.skipIf(!posix)("spawn", () => {
     const grandchild = Number(out().trim());
     expect(platform.processAlive(grandchild)).toBe(true);
     child.killTree("SIGKILL");
-    await eventually(() => !platform.processAlive(grandchild), "orphaned grandchild gone");
+    await poll(() => !platform.processAlive(grandchild), { ...OS_SETTLES, what: "orphaned grandchild gone" });
   });
 
   it("rejects a write to a child that has exited, without crashing", async () => {
@@ -121,7 +118,7 @@ describe.skipIf(!posix)("spawn", () => {
   it("rejects writes once the child closed its stdin (EPIPE) and the process survives", async () => {
     const child = sh("exec 0<&-; echo closed; exec sleep 60");
     const out = collect(child);
-    await eventually(() => out().includes("closed"), "child closed stdin");
+    await poll(() => out().includes("closed"), { ...OS_SETTLES, what: "child closed stdin" });
     const big = "x".repeat(1 << 20);
     let rejected: unknown;
     for (let i = 0; i < 20 && !rejected; i++) {

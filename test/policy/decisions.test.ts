@@ -2,7 +2,7 @@
 // fileChange / permissions / userInput / elicitation params shaped like the generated protocol types.
 import { readFileSync } from "node:fs";
 import { describe, expect, it } from "vitest";
-import { BridgeError } from "../../src/bridge-error.ts";
+import { thrownBridgeError as refusal } from "../support/bridge-errors.ts";
 import type { InteractionKind, InteractionRow } from "../../src/store/rows.ts";
 import { buildResponse, offeredDecisions, permissionPaths } from "../../src/policy/decisions.ts";
 import { DEFAULT_PROFILE, type ProfileSpec } from "../../src/config/settings.ts";
@@ -32,6 +32,7 @@ function row(kind: InteractionKind, method: string, params: Record<string, unkno
     params,
     response: null,
     response_hash: null,
+    answered_by: null,
     note: null,
     created_at: "",
     updated_at: "",
@@ -40,17 +41,6 @@ function row(kind: InteractionKind, method: string, params: Record<string, unkno
 
 function answer(i: InteractionRow, action: string, payload?: Record<string, unknown>, profile: ProfileSpec = DEFAULT_PROFILE): unknown {
   return buildResponse(i, { task_id: i.task_id, request_id: i.id, action, ...(payload ? { payload } : {}) }, { projectRoot: ROOT, profile }).response;
-}
-
-/** The BridgeError a bad answer raises (fails the test if none is raised). */
-function refusal(fn: () => unknown): BridgeError {
-  try {
-    fn();
-  } catch (e) {
-    expect(e).toBeInstanceOf(BridgeError);
-    return e as BridgeError;
-  }
-  throw new Error("expected the answer to be refused");
 }
 
 const command = (cmd: string, extra: Record<string, unknown> = {}) =>

@@ -1,9 +1,8 @@
 // `codex-bridge demo` as a newcomer runs it: a child process, the real Codex app-server, the built-in mock model.
-import { mkdtempSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { codexEnv, MAIN, privateTmp, runCli } from "../cli/run-cli.ts";
+import { tempDir } from "../support/temp-dir.ts";
 
 let tmp: ReturnType<typeof privateTmp> | null = null;
 afterEach(() => {
@@ -66,18 +65,14 @@ describe("codex-bridge demo", () => {
   it("fails with a way out when Codex cannot be found", async () => {
     tmp = privateTmp();
     // Outside the checkout, so the bundled Codex under node_modules is not found either.
-    const cwd = mkdtempSync(join(tmpdir(), "cli-demo-cwd-"));
-    try {
-      const run = await runCli(["demo"], { cwd, cleanEnv: true, env: { TMPDIR: tmp.dir, CODEX_BIN: join(cwd, "no-such-codex"), PATH: "/usr/bin:/bin" } });
-      expect(run.code).toBe(1);
-      expect(run.stderr).toContain("demo FAILED");
-      expect(run.stderr).toContain("no-such-codex");
-      expect(run.stderr).toContain("npm ci");
-      expect(run.stderr).toContain("CODEX_BIN");
-      expect(tmp.leftovers()).toEqual([]);
-    } finally {
-      rmSync(cwd, { recursive: true, force: true });
-    }
+    const cwd = tempDir("cli-demo-cwd-");
+    const run = await runCli(["demo"], { cwd, cleanEnv: true, env: { TMPDIR: tmp.dir, CODEX_BIN: join(cwd, "no-such-codex"), PATH: "/usr/bin:/bin" } });
+    expect(run.code).toBe(1);
+    expect(run.stderr).toContain("demo FAILED");
+    expect(run.stderr).toContain("no-such-codex");
+    expect(run.stderr).toContain("npm ci");
+    expect(run.stderr).toContain("CODEX_BIN");
+    expect(tmp.leftovers()).toEqual([]);
     void MAIN;
   });
 

@@ -1,11 +1,13 @@
+// openStateDatabase on real files: directories created, WAL mode and pragmas, owner-only modes, data kept across a
+// re-open, and one clear StoreError for an unusable location, a file that is not a database or a newer schema.
 import { afterEach, beforeAll, describe, expect, it } from "vitest";
-import { existsSync, mkdtempSync, rmSync, statSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { chmodSync, existsSync, statSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { getPlatform } from "../../platform/index.ts";
 import type { Platform } from "../../platform/types.ts";
 import { openStateDatabase, StoreError, type OpenedStore } from "../../src/store/open.ts";
 import type { Migration } from "../../src/store/migrate.ts";
+import { tempDir } from "../support/temp-dir.ts";
 
 const MIGRATIONS: Migration[] = [
   { version: 1, name: "parents", sql: "CREATE TABLE parents (id INTEGER PRIMARY KEY, name TEXT NOT NULL)" },
@@ -23,9 +25,9 @@ const stores: OpenedStore[] = [];
 beforeAll(async () => {
   platform = await getPlatform();
 });
+// Closed before tempDir removes the test's directory (that happens once the test has finished).
 afterEach(() => {
   for (const s of stores.splice(0)) s.close();
-  if (dir) rmSync(dir, { recursive: true, force: true });
 });
 
 async function open(path: string, migrations = MIGRATIONS): Promise<OpenedStore> {
@@ -36,7 +38,7 @@ async function open(path: string, migrations = MIGRATIONS): Promise<OpenedStore>
 
 describe("openStateDatabase", () => {
   it("creates missing parent directories and a migrated WAL database", async () => {
-    dir = mkdtempSync(join(tmpdir(), "cb-open-"));
+    dir = tempDir("cb-open-");
     const path = join(dir, "nested", "deeper", "state.sqlite3");
     const store = await open(path);
     expect(store.path).toBe(path);
@@ -51,7 +53,7 @@ describe("openStateDatabase", () => {
   });
 
   it.skipIf(process.platform === "win32")("keeps the database and its WAL files owner-only (0600)", async () => {
-    dir = mkdtempSync(join(tmpdir(), "cb-open-"));
+    dir = tempDir("cb-open-");
     const path = join(dir, "state.sqlite3");
     const store = await open(path);
     store.db.prepare("INSERT INTO parents (name) VALUES (?)").run("p");
@@ -61,16 +63,18 @@ describe("openStateDatabase", () => {
     }
   });
 
-  it("tightens the mode of an existing world-readable database", async () => {
-    dir = mkdtempSync(join(tmpdir(), "cb-open-"));
+  // POSIX permission bits only: Windows has no mode to tighten (its files are guarded by ACLs), so there it is skipped.
+  it.skipIf(process.platform === "win32")("tightens the mode of an existing world-readable database", async () => {
+    dir = tempDir("cb-open-");
     const path = join(dir, "state.sqlite3");
-    writeFileSync(path, "", { mode: 0o644 });
+    writeFileSync(path, "");
+    chmodSync(path, 0o644);
     await open(path);
-    if (process.platform !== "win32") expect(statSync(path).mode & 0o777).toBe(0o600);
+    expect(statSync(path).mode & 0o777).toBe(0o600);
   });
 
   it("keeps data across close and re-open, and enforces foreign keys", async () => {
-    dir = mkdtempSync(join(tmpdir(), "cb-open-"));
+    dir = tempDir("cb-open-");
     const path = join(dir, "state.sqlite3");
     const first = await open(path);
     first.db.prepare("INSERT INTO parents (name) VALUES (?)").run("kept");
@@ -92,7 +96,7 @@ describe("openStateDatabase", () => {
   });
 
   it("gives one StoreError naming the path and CODEX_BRIDGE_STATE for an unusable location", async () => {
-    dir = mkdtempSync(join(tmpdir(), "cb-open-"));
+    dir = tempDir("cb-open-");
     const blocker = join(dir, "a-file");
     writeFileSync(blocker, "not a directory");
     const path = join(blocker, "sub", "state.sqlite3");
@@ -104,7 +108,7 @@ describe("openStateDatabase", () => {
   });
 
   it("gives a StoreError and releases the lock when the file is not a database", async () => {
-    dir = mkdtempSync(join(tmpdir(), "cb-open-"));
+    dir = tempDir("cb-open-");
     const path = join(dir, "state.sqlite3");
     writeFileSync(path, "this is not an SQLite file, just some text that is long enough to have a header".repeat(20));
     const err = await open(path).catch((e: unknown) => e);
@@ -114,7 +118,7 @@ describe("openStateDatabase", () => {
   });
 
   it("refuses a database from a newer codex-bridge and leaves it unchanged", async () => {
-    dir = mkdtempSync(join(tmpdir(), "cb-open-"));
+    dir = tempDir("cb-open-");
     const path = join(dir, "state.sqlite3");
     (await open(path)).close();
     const err = await open(path, MIGRATIONS.slice(0, 1)).catch((e: unknown) => e);

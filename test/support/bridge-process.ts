@@ -1,8 +1,8 @@
-// Test support: everything a bridge needs to run as a REAL child process (`bun src/cli/main.ts serve`) offline:
-// a temp Git project, an isolated CODEX_HOME on a loopback mock model, a config naming the project "demo", and a
-// state file. The environment is exactly the isolated one: nothing of the test runner's leaks into the bridge.
+// Test support: the REAL bridge as a child process (`bun src/cli/main.ts serve`) run offline, its setup, a fixture
+// that starts it behind the tunnel emulator and stops it after each test, and checks that its processes are gone.
 import { readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
+import { afterEach, expect } from "vitest";
 import type { MockProvider } from "../../src/selftest/mock-provider/index.ts";
 import { prepareRealCodex, PROJECT_ROOT, type RealCodex } from "./real-codex.ts";
 import { makeTempGitProject, type TempGitProject } from "./temp-project.ts";
@@ -31,6 +31,11 @@ export interface BridgeSetup {
   cleanup(): Promise<void>;
 }
 
+/**
+ * Everything a bridge needs offline: a temp Git project, an isolated CODEX_HOME on a loopback mock model, a config
+ * naming the project "demo", and a state file. The environment is exactly the isolated one: nothing of the test
+ * runner's leaks into the bridge.
+ */
 export async function prepareBridge(opts: BridgeSetupOptions = {}): Promise<BridgeSetup> {
   let codex: RealCodex | null = null;
   let project: TempGitProject | null = null;
@@ -145,21 +150,58 @@ export function liveGroupMembers(pgid: number): number[] {
   return out;
 }
 
-/** Polls until `cond` holds or `ms` pass; returns whether it held. */
-export async function eventually(cond: () => boolean, ms: number): Promise<boolean> {
-  const until = Date.now() + ms;
-  for (;;) {
-    if (cond()) return true;
-    if (Date.now() > until) return false;
-    await new Promise((r) => setTimeout(r, 25));
-  }
-}
-
-
 /** Stops every emulator in the list (emptying it), the tunnel's way; one that still will not exit is killed. */
 export async function stopAll(emulators: TunnelEmulator[]): Promise<void> {
   for (const t of emulators.splice(0)) {
     const report = await t.stop();
     if (!report.exited && t.pid > 0) process.kill(t.pid, "SIGKILL");
   }
+}
+
+export interface BridgeFixture {
+  /** Prepares the current test's bridge setup (removed after the test). */
+  prepare(opts?: BridgeSetupOptions): Promise<BridgeSetup>;
+  /** Starts a bridge of `setup` behind a tunnel emulator (the fixture's spawn options, then `opts`); stopped after the test. */
+  start(setup: BridgeSetup, opts?: TunnelEmulatorOptions): Promise<TunnelEmulator>;
+  /** Starts a bridge, initializes it, makes it start its app-server (codex_health) and returns both pids. */
+  startWithAppServer(setup: BridgeSetup): Promise<{ t: TunnelEmulator; appServerPid: number }>;
+}
+
+/**
+ * For a test file that runs real bridges behind tunnel emulators: call once at module level. After each test it
+ * stops every bridge started (the tunnel's way, see stopAll), then removes the setup. After-hooks run in reverse
+ * order, so afterEach hooks the file registers after this call run before it (e.g. to resume a stopped process).
+ */
+export function bridgeFixture(spawnDefaults: TunnelEmulatorOptions = {}): BridgeFixture {
+  let setup: BridgeSetup | null = null;
+  const emulators: TunnelEmulator[] = [];
+  afterEach(async () => {
+    await stopAll(emulators);
+    await setup?.cleanup();
+    setup = null;
+  });
+  const fixture: BridgeFixture = {
+    async prepare(opts) {
+      setup = await prepareBridge(opts);
+      return setup;
+    },
+    async start(s, opts = {}) {
+      const t = await s.spawn({ ...spawnDefaults, ...opts });
+      emulators.push(t);
+      return t;
+    },
+    async startWithAppServer(s) {
+      const t = await fixture.start(s);
+      await t.initialize();
+      const health = await callTool(t, "codex_health", {});
+      expect(health.isError, health.text).toBe(false);
+      const status = await callTool(t, "codex_runtime", { action: "status" });
+      expect(status.structured.state, status.text).toBe("ready");
+      const appServerPid = status.structured.pid as number;
+      expect(appServerPid).toBeGreaterThan(0);
+      expect(processGone(appServerPid)).toBe(false);
+      return { t, appServerPid };
+    },
+  };
+  return fixture;
 }

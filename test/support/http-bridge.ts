@@ -5,6 +5,7 @@ import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import { BUN, MAIN } from "./bridge-process.ts";
+import { poll } from "./poll.ts";
 import { PROJECT_ROOT } from "./real-codex.ts";
 
 export interface HttpBridge {
@@ -37,21 +38,21 @@ export async function startHttpBridge(env: Record<string, string | undefined>, a
   const { child, stderr, exited } = runBridge(env, args);
   let done = false;
   exited.then(() => (done = true));
-  const until = Date.now() + 60_000;
-  let m: RegExpMatchArray | null = null;
-  while (!(m = /\bready url=(http:\/\/\S+:(\d+)\/mcp)/.exec(stderr()))) {
-    if (done) throw new Error(`bridge exited before it was ready:\n${stderr()}`);
-    if (Date.now() > until) {
-      child.kill("SIGKILL");
-      throw new Error(`bridge not ready after 60 s:\n${stderr()}`);
-    }
-    await new Promise((r) => setTimeout(r, 25));
-  }
+  // The ready line, or "exited" as soon as the process ended without printing it.
+  const ready = await poll(() => /\bready url=(http:\/\/\S+:(\d+)\/mcp)/.exec(stderr()) ?? (done ? "exited" : null), {
+    timeoutMs: 60_000,
+    interval: 25,
+    what: () => `the bridge's ready line on stderr; stderr so far:\n${stderr()}`,
+  }).catch((err: unknown) => {
+    child.kill("SIGKILL");
+    throw err;
+  });
+  if (ready === "exited") throw new Error(`bridge exited before it was ready:\n${stderr()}`);
   return {
     child,
     pid: child.pid!,
-    url: m[1],
-    port: Number(m[2]),
+    url: ready[1],
+    port: Number(ready[2]),
     stderr,
     exited,
     async stop(graceMs = 10_000) {

@@ -1,7 +1,5 @@
-// Everything an integration test needs to run the REAL codex app-server offline:
+// Test support: everything an integration test needs to run the REAL codex app-server offline:
 // the native binary, a fresh isolated CODEX_HOME pointing at a fresh loopback mock provider, and the env.
-import { mkdtempSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { findBundledCodex } from "../../src/codex/locate.ts";
@@ -12,6 +10,7 @@ import {
   type IsolatedSandboxMode,
 } from "../../src/codex/isolated-home.ts";
 import { startMockProvider, type MockProvider } from "../../src/selftest/mock-provider/index.ts";
+import { removeTempDir, tempDir } from "./temp-dir.ts";
 
 export const PROJECT_ROOT = join(dirname(fileURLToPath(import.meta.url)), "..", "..");
 
@@ -39,7 +38,7 @@ export function bundledCodexBin(): string {
 export async function prepareRealCodex(opts: PrepareRealCodexOptions = {}): Promise<RealCodex> {
   const codexBin = bundledCodexBin();
   const provider = await startMockProvider();
-  const codexHome = mkdtempSync(join(tmpdir(), "codex-bridge-home-"));
+  const codexHome = tempDir("codex-bridge-home-");
   writeIsolatedCodexHome({ dir: codexHome, providerBaseUrl: provider.baseUrl, ...opts });
   const env = isolatedCodexEnv(process.env, { codexHome });
   return {
@@ -49,7 +48,7 @@ export async function prepareRealCodex(opts: PrepareRealCodexOptions = {}): Prom
     provider,
     async cleanup() {
       await provider.close();
-      rmSync(codexHome, { recursive: true, force: true });
+      removeTempDir(codexHome);
     },
   };
 }

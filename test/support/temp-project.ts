@@ -1,9 +1,9 @@
-// A throwaway Git repository with one commit, for tests that let codex work in a project.
-// Test-only code, run under Node by vitest: it may call git directly.
+// Test support: a throwaway Git repository with one commit, for tests that let codex work in a project (it calls git
+// directly). Its directory comes from tempDir, so it goes away after the test even if nobody calls cleanup().
 import { execFileSync } from "node:child_process";
-import { mkdirSync, mkdtempSync, realpathSync, rmSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { mkdirSync, writeFileSync } from "node:fs";
 import { dirname, join } from "node:path";
+import { removeTempDir, tempDir } from "./temp-dir.ts";
 
 export interface TempGitProject {
   /** Real (symlink-free) absolute path, so it compares equal to the cwd codex reports. */
@@ -12,7 +12,7 @@ export interface TempGitProject {
 }
 
 export function makeTempGitProject(opts: { files?: Record<string, string | Uint8Array> } = {}): TempGitProject {
-  const dir = realpathSync(mkdtempSync(join(tmpdir(), "codex-bridge-project-")));
+  const dir = tempDir("codex-bridge-project-");
   const files = opts.files ?? { "README.md": "# temp project\n" };
   for (const [rel, content] of Object.entries(files)) {
     const path = join(dir, rel);
@@ -30,6 +30,6 @@ export function makeTempGitProject(opts: { files?: Record<string, string | Uint8
   git("commit", "-q", "--allow-empty", "-m", "initial");
   return {
     dir,
-    cleanup: () => rmSync(dir, { recursive: true, force: true }),
+    cleanup: () => removeTempDir(dir),
   };
 }

@@ -5,6 +5,7 @@
 // and sends tools/call to a freshly started child with no initialize at all.
 import { spawn, type ChildProcessWithoutNullStreams } from "node:child_process";
 import { z } from "zod";
+import { poll } from "./poll.ts";
 
 const IdSchema = z.union([z.string(), z.number()]);
 export type JsonRpcId = z.infer<typeof IdSchema>;
@@ -220,13 +221,9 @@ export class TunnelEmulator {
     return this.enqueue(id, "(raw)", { raw: text.slice(0, 200) }, expects, opts.deadlineMs ?? this.deadlineMs, text);
   }
 
-  /** Resolves once the predicate holds, checking whenever something arrives; rejects after timeoutMs. */
+  /** Resolves once the predicate holds (checked every 10 ms); rejects after timeoutMs, naming the predicate. */
   async waitFor(predicate: () => boolean, timeoutMs = 10_000): Promise<void> {
-    const until = Date.now() + timeoutMs;
-    while (!predicate()) {
-      if (Date.now() > until) throw new Error("waitFor: condition not met in time");
-      await new Promise((resolve) => setTimeout(resolve, 10));
-    }
+    await poll(predicate, { timeoutMs, interval: 10, what: `a condition on the emulator (${predicate.toString()})` });
   }
 
   /**

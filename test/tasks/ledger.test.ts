@@ -3,46 +3,14 @@
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { getPlatform } from "../../platform/index.ts";
 import type { AppServerClient } from "../../src/codex/client.ts";
-import type { RpcId } from "../../src/codex/rpc-messages.ts";
 import { MIGRATIONS } from "../../src/store/migrations.ts";
 import { openStateDatabase, type OpenedStore } from "../../src/store/open.ts";
 import { Repo } from "../../src/store/repo.ts";
-import { BridgeError } from "../../src/bridge-error.ts";
+import { rejectedBridgeError as rejection } from "../support/bridge-errors.ts";
 import type { CodexRuntime } from "../../src/runtime/app-server.ts";
+import { RuntimePool } from "../../src/runtime/runtime-pool.ts";
 import { Supervisor } from "../../src/tasks/supervisor.ts";
-
-interface FakeClient {
-  connectionId: string;
-  exit: { code: number | null; signal: string | null } | null;
-  writes: { id: RpcId; result: unknown }[];
-  failNext: Error | null;
-  onWrite: (() => void) | null;
-  respond(id: RpcId, result: unknown): Promise<void>;
-  respondError(id: RpcId, code: number, message: string): Promise<void>;
-}
-
-function fakeClient(connectionId: string): FakeClient {
-  const c: FakeClient = {
-    connectionId,
-    exit: null,
-    writes: [],
-    failNext: null,
-    onWrite: null,
-    async respond(id, result) {
-      c.onWrite?.();
-      if (c.failNext) {
-        const e = c.failNext;
-        c.failNext = null;
-        throw e;
-      }
-      c.writes.push({ id, result });
-    },
-    async respondError(id, _code, message) {
-      c.writes.push({ id, result: { error: message } });
-    },
-  };
-  return c;
-}
+import { fakeClient, type FakeClient } from "../support/fake-codex-client.ts";
 
 let store: OpenedStore;
 let repo: Repo;
@@ -57,7 +25,8 @@ beforeEach(async () => {
   repo = new Repo(store.db);
   client = fakeClient("conn-1");
   runtime.current = client;
-  sup = new Supervisor(repo, runtime as unknown as CodexRuntime, {
+  const runtimes = new RuntimePool({ profiles: {}, env: {}, userHome: "/home/nobody", make: () => runtime as unknown as CodexRuntime });
+  sup = new Supervisor(repo, runtimes, {
     projects: { p: { id: "p", cwd: "/tmp/ledger-project" } },
     profiles: {},
     relay: { enabled: true, max_result_bytes: 4096 },
@@ -94,16 +63,6 @@ function approval(rpcId: number): string {
 }
 
 const submit = (request_id: string, result = "found it") => sup.submitToolResult({ task_id: TASK, request_id, status: "success", result });
-
-async function rejection(p: Promise<unknown>): Promise<BridgeError> {
-  try {
-    await p;
-  } catch (e) {
-    expect(e).toBeInstanceOf(BridgeError);
-    return e as BridgeError;
-  }
-  throw new Error("expected a refusal");
-}
 
 describe("interaction ledger", () => {
   it("binds the original id, connection, thread, turn and call; the task waits for the tool", () => {

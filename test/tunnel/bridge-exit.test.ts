@@ -2,45 +2,19 @@
 // SIGINT, take its codex app-server (and that process group) with it, and leave the state database unlocked.
 // Exit times are measured and printed, not asserted (the machine is shared).
 import { existsSync, readdirSync, readFileSync } from "node:fs";
-import { afterEach, describe, expect, it } from "vitest";
-import { callTool, eventually, liveGroupMembers, prepareBridge, processGone, type BridgeSetup, stopAll } from "../support/bridge-process.ts";
+import { describe, expect, it } from "vitest";
+import { bridgeFixture, callTool, liveGroupMembers, processGone, type BridgeSetup } from "../support/bridge-process.ts";
+import { poll } from "../support/poll.ts";
 import type { TunnelEmulator } from "../support/tunnel-emulator.ts";
 
-let setup: BridgeSetup | null = null;
-const emulators: TunnelEmulator[] = [];
-
-afterEach(async () => {
-  await stopAll(emulators);
-  await setup?.cleanup();
-  setup = null;
-});
-
-async function startBridge(s: BridgeSetup): Promise<TunnelEmulator> {
-  // SIGTERM only 10 s after stdin closes: a bridge that needs it to exit shows up as sentSigterm.
-  const t = await s.spawn({ deadlineMs: 30_000, stopGraceMs: 10_000 });
-  emulators.push(t);
-  return t;
-}
-
-/** Starts a bridge, makes it start its app-server, and returns both pids. */
-async function bridgeWithAppServer(s: BridgeSetup): Promise<{ t: TunnelEmulator; appServerPid: number }> {
-  const t = await startBridge(s);
-  await t.initialize();
-  const health = await callTool(t, "codex_health", {});
-  expect(health.isError, health.text).toBe(false);
-  const status = await callTool(t, "codex_runtime", { action: "status" });
-  expect(status.structured.state, status.text).toBe("ready");
-  const appServerPid = status.structured.pid as number;
-  expect(appServerPid).toBeGreaterThan(0);
-  expect(processGone(appServerPid)).toBe(false);
-  return { t, appServerPid };
-}
+// SIGTERM only 10 s after stdin closes: a bridge that needs it to exit shows up as sentSigterm.
+const bridges = bridgeFixture({ deadlineMs: 30_000, stopGraceMs: 10_000 });
 
 async function expectCleanAfterExit(s: BridgeSetup, t: TunnelEmulator, appServerPid: number, label: string, exitMs: number) {
   expect(t.exit, `${label}: bridge did not exit`).not.toBeNull();
   // The child reaper runs asynchronously; give the OS a moment to drop the entries, then insist.
-  expect(await eventually(() => processGone(t.pid), 2000), `${label}: bridge process ${t.pid} remains`).toBe(true);
-  expect(await eventually(() => processGone(appServerPid), 2000), `${label}: app-server ${appServerPid} remains`).toBe(true);
+  await poll(() => processGone(t.pid), { timeoutMs: 2000, what: `${label}: bridge process ${t.pid} to be gone` });
+  await poll(() => processGone(appServerPid), { timeoutMs: 2000, what: `${label}: app-server ${appServerPid} to be gone` });
   expect(liveGroupMembers(appServerPid), `${label}: processes left in the app-server's group`).toEqual([]);
   expect(existsSync(`${s.statePath}.lock`), `${label}: holder lock left behind`).toBe(false);
   // Nothing but JSON-RPC ever reached stdout.
@@ -48,7 +22,7 @@ async function expectCleanAfterExit(s: BridgeSetup, t: TunnelEmulator, appServer
   console.info(`[bridge-exit] ${label}: exited in ${exitMs} ms (code ${t.exit?.code}, signal ${t.exit?.signal})`);
 
   // A new bridge on the same state file starts and answers.
-  const next = await startBridge(s);
+  const next = await bridges.start(s);
   await next.initialize();
   const h = await callTool(next, "codex_status", {});
   expect(h.isError, h.text).toBe(false);
@@ -64,8 +38,8 @@ async function timeExit(t: TunnelEmulator, trigger: () => void): Promise<number>
 
 describe("bridge process exit behind the tunnel", () => {
   it("exits on stdin EOF without needing SIGTERM", async () => {
-    setup = await prepareBridge();
-    const { t, appServerPid } = await bridgeWithAppServer(setup);
+    const setup = await bridges.prepare();
+    const { t, appServerPid } = await bridges.startWithAppServer(setup);
     // Closing stdin is the tunnel's first step; SIGTERM only comes 10 s later here, so a clean stop needs none.
     const report = await t.stop();
     expect(report.sentSigterm).toBe(false);
@@ -74,17 +48,17 @@ describe("bridge process exit behind the tunnel", () => {
   }, 60_000);
 
   it("exits on SIGTERM while stdin stays open", async () => {
-    setup = await prepareBridge();
-    const { t, appServerPid } = await bridgeWithAppServer(setup);
+    const setup = await bridges.prepare();
+    const { t, appServerPid } = await bridges.startWithAppServer(setup);
     const ms = await timeExit(t, () => process.kill(t.pid, "SIGTERM"));
     await expectCleanAfterExit(setup, t, appServerPid, "SIGTERM", ms);
   }, 60_000);
 
   it("keeps running on one SIGINT and exits on the second", async () => {
-    setup = await prepareBridge();
-    const { t, appServerPid } = await bridgeWithAppServer(setup);
+    const setup = await bridges.prepare();
+    const { t, appServerPid } = await bridges.startWithAppServer(setup);
     process.kill(t.pid, "SIGINT");
-    await eventually(() => /SIGINT/.test(t.stderr), 5000);
+    await poll(() => /SIGINT/.test(t.stderr), { timeoutMs: 5000, what: () => `the bridge to note the first SIGINT on stderr (stderr: ${t.stderr})` });
     const still = await callTool(t, "codex_runtime", { action: "status" });
     expect(still.structured.pid).toBe(appServerPid);
     expect(t.exit).toBeNull();
@@ -93,22 +67,25 @@ describe("bridge process exit behind the tunnel", () => {
   }, 60_000);
 
   it("takes a command Codex is still running down with it", async () => {
-    setup = await prepareBridge({ approvalPolicy: "never" });
+    const setup = await bridges.prepare({ approvalPolicy: "never" });
     const marker = `${300 + Math.floor(Math.random() * 1000)}.${Math.floor(Math.random() * 1000)}`;
     setup.provider.enqueue({ kind: "output", items: [{ type: "exec", cmd: `sleep ${marker}`, yieldTimeMs: 250 }] }, { kind: "hang" });
-    const { t, appServerPid } = await bridgeWithAppServer(setup);
+    const { t, appServerPid } = await bridges.startWithAppServer(setup);
     const start = await callTool(t, "codex_start", { project_id: "demo", prompt: "run a long command" });
     expect(start.isError, start.text).toBe(false);
     const sleeping = () => commandPids(`sleep ${marker}`);
-    expect(await eventually(() => sleeping().length > 0, 30_000), "the command never started").toBe(true);
+    await poll(() => sleeping().length > 0, { timeoutMs: 30_000, what: `Codex to start the command "sleep ${marker}"` });
     // A long-poll is in flight when the stop comes: it must not hold the exit up.
     const inFlight = t.request("tools/call", { name: "codex_wait", arguments: { task_id: start.structured.task_id, timeout_seconds: 60 } });
     inFlight.catch(() => {});
-    await eventually(() => t.written.at(-1)?.method === "tools/call" && (t.written.at(-1)?.params as { name?: string })?.name === "codex_wait", 5000);
+    await poll(() => t.written.at(-1)?.method === "tools/call" && (t.written.at(-1)?.params as { name?: string })?.name === "codex_wait", {
+      timeoutMs: 5000,
+      what: "the codex_wait call to be written to the bridge",
+    });
     const ms = await timeExit(t, () => process.kill(t.pid, "SIGTERM"));
     await expect(inFlight).rejects.toThrow(/child exited|closed stdout/);
     await expectCleanAfterExit(setup, t, appServerPid, "SIGTERM with a running command and a wait in flight", ms);
-    expect(await eventually(() => sleeping().length === 0, 3000), `command left running: ${sleeping().join(", ")}`).toBe(true);
+    await poll(() => sleeping().length === 0, { timeoutMs: 3000, what: () => `the command to end with the bridge (still running: pids ${sleeping().join(", ")})` });
   }, 90_000);
 });
 

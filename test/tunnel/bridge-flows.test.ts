@@ -3,28 +3,13 @@
 import { createHash } from "node:crypto";
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
-import { afterEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { lastFunctionOutput } from "../../src/selftest/mock-provider/index.ts";
-import { callTool, prepareBridge, toolAnswer, type BridgeSetup, type ToolAnswer, stopAll } from "../support/bridge-process.ts";
+import { bridgeFixture, callTool, toolAnswer, type ToolAnswer } from "../support/bridge-process.ts";
 import type { TunnelEmulator } from "../support/tunnel-emulator.ts";
 
-let setup: BridgeSetup | null = null;
-const emulators: TunnelEmulator[] = [];
-
-afterEach(async () => {
-  await stopAll(emulators);
-  await setup?.cleanup();
-  setup = null;
-});
-
 // Like ChatGPT's ~120 s, scaled down: every call must be answered well before it, or the id is retired.
-const DEADLINE_MS = 30_000;
-
-async function startBridge(s: BridgeSetup): Promise<TunnelEmulator> {
-  const t = await s.spawn({ deadlineMs: DEADLINE_MS });
-  emulators.push(t);
-  return t;
-}
+const bridges = bridgeFixture({ deadlineMs: 30_000 });
 
 const SETTLED = ["completed", "failed", "interrupted", "connection_lost", "unknown"];
 
@@ -47,7 +32,7 @@ function expectHealthyTunnel(t: TunnelEmulator): void {
 
 describe("task flows through the tunnel emulator", () => {
   it("start → wait → approval → relay → result → artifact", async () => {
-    setup = await prepareBridge({ approvalPolicy: "untrusted" });
+    const setup = await bridges.prepare({ approvalPolicy: "untrusted" });
     const hostAnswer = "The host's search says: widget 4.2 was released on 2026-03-01.";
     setup.provider.enqueue(
       {
@@ -60,7 +45,7 @@ describe("task flows through the tunnel emulator", () => {
       { kind: "output", items: [{ type: "tool", name: "bridge_web_tool", arguments: { capability: "web_search", request: "latest widget release", operation: "read" } }] },
       { kind: "output", items: [{ type: "message", text: "Done: note.txt written and the release checked." }] },
     );
-    const t = await startBridge(setup);
+    const t = await bridges.start(setup);
     await t.initialize();
 
     const start = await callTool(t, "codex_start", { project_id: "demo", prompt: "write note.txt, then look up the widget release" });
@@ -111,9 +96,9 @@ describe("task flows through the tunnel emulator", () => {
   }, 180_000);
 
   it("codex_wait returns 'still running' with an explicit cursor before the deadline; cancel and result answer promptly", async () => {
-    setup = await prepareBridge();
+    const setup = await bridges.prepare();
     setup.provider.enqueue({ kind: "hang" });
-    const t = await startBridge(setup);
+    const t = await bridges.start(setup);
     await t.initialize();
     const start = await callTool(t, "codex_start", { project_id: "demo", prompt: "think forever" });
     expect(start.isError, start.text).toBe(false);
@@ -154,9 +139,9 @@ describe("task flows through the tunnel emulator", () => {
 
 describe("initialization tolerance through the emulator", () => {
   it("answers tools/call before any initialize, initialize without initialized, and a repeated initialize", async () => {
-    setup = await prepareBridge();
+    const setup = await bridges.prepare();
     // A fresh child after a tunnel restart: the first thing it sees is a tool call.
-    const t = await startBridge(setup);
+    const t = await bridges.start(setup);
     const first = await callTool(t, "codex_status", {});
     expect(first.isError, first.text).toBe(false);
     expect(first.text).toMatch(/no tasks yet/);

@@ -1,26 +1,13 @@
 // Bad input to the real bridge process behind the tunnel emulator: an over-long stdin line (past the SDK's 10 MiB and
 // past the bridge's own 16 MiB limit) and malformed JSON-RPC get JSON-RPC errors, and the bridge keeps serving:
 // it answers ping at once afterwards and still exits promptly on stdin EOF.
-import { afterEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { MAX_STDIN_LINE_BYTES } from "../../src/mcp/stdio-transport.ts";
-import { callTool, prepareBridge, type BridgeSetup, stopAll } from "../support/bridge-process.ts";
+import { bridgeFixture, callTool } from "../support/bridge-process.ts";
 import type { JsonRpcResponse, TunnelEmulator } from "../support/tunnel-emulator.ts";
 
-let setup: BridgeSetup | null = null;
-const emulators: TunnelEmulator[] = [];
-
-afterEach(async () => {
-  await stopAll(emulators);
-  await setup?.cleanup();
-  setup = null;
-});
-
-async function startBridge(s: BridgeSetup): Promise<TunnelEmulator> {
-  // SIGTERM only 10 s after stdin closes: a bridge that needs it to exit shows up as sentSigterm.
-  const t = await s.spawn({ deadlineMs: 30_000, stopGraceMs: 10_000 });
-  emulators.push(t);
-  return t;
-}
+// SIGTERM only 10 s after stdin closes: a bridge that needs it to exit shows up as sentSigterm.
+const bridges = bridgeFixture({ deadlineMs: 30_000, stopGraceMs: 10_000 });
 
 const errorOf = (res: JsonRpcResponse | null) => (res && "error" in res ? res.error : null);
 
@@ -51,8 +38,7 @@ async function expectPromptExitOnEof(t: TunnelEmulator): Promise<void> {
 
 describe("bridge process input limits behind the tunnel", () => {
   it("with the app-server running, refuses a line over the limit with its id, answers ping within a second, exits on EOF", async () => {
-    setup = await prepareBridge();
-    const t = await startBridge(setup);
+    const t = await bridges.start(await bridges.prepare());
     await t.initialize();
     const health = await callTool(t, "codex_health", {});
     expect(health.isError, health.text).toBe(false);
@@ -83,8 +69,7 @@ describe("bridge process input limits behind the tunnel", () => {
   }, 120_000);
 
   it("on a fresh bridge, refuses an over-long first line, then serves normally", async () => {
-    setup = await prepareBridge();
-    const t = await startBridge(setup);
+    const t = await bridges.start(await bridges.prepare());
     const over = await callOfSize(t, MAX_STDIN_LINE_BYTES + 1, 1);
     expect(errorOf(over)).toMatchObject({ code: -32600 });
     await pingWithinASecond(t, 2);
@@ -96,8 +81,7 @@ describe("bridge process input limits behind the tunnel", () => {
   }, 120_000);
 
   it("answers malformed JSON-RPC with JSON-RPC errors (none for a malformed notification), then serves normally", async () => {
-    setup = await prepareBridge();
-    const t = await startBridge(setup);
+    const t = await bridges.start(await bridges.prepare());
     // Malformed requests whose id is valid are answered with that id (the tunnel matches it to the call in flight).
     expect(errorOf(await t.writeRaw(`{"jsonrpc":"1.0","id":2,"method":"ping"}`, { id: 2 }))).toMatchObject({ code: -32600 });
     expect(errorOf(await t.writeRaw(`{"jsonrpc":"2.0","id":3,"method":"tools/list","params":"str"}`, { id: 3 }))).toMatchObject({ code: -32602 });

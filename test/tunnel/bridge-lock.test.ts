@@ -4,27 +4,17 @@ import { spawn } from "node:child_process";
 import { linkSync, mkdirSync, readFileSync, symlinkSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
-import { BUN, MAIN, callTool, eventually, prepareBridge, processGone, type BridgeSetup, stopAll } from "../support/bridge-process.ts";
+import { BUN, MAIN, bridgeFixture, callTool, processGone, type BridgeSetup } from "../support/bridge-process.ts";
+import { poll } from "../support/poll.ts";
 import { PROJECT_ROOT } from "../support/real-codex.ts";
-import type { TunnelEmulator } from "../support/tunnel-emulator.ts";
 
-let setup: BridgeSetup | null = null;
-const emulators: TunnelEmulator[] = [];
+const bridges = bridgeFixture({ deadlineMs: 30_000, stopGraceMs: 10_000 });
 const stoppedPids: number[] = [];
 
-afterEach(async () => {
-  // A test may leave a bridge stopped (SIGSTOP); let it run again so it can exit.
+// Runs before the fixture stops the bridges: a test may leave one stopped (SIGSTOP); let it run again so it can exit.
+afterEach(() => {
   for (const pid of stoppedPids.splice(0)) if (!processGone(pid)) process.kill(pid, "SIGCONT");
-  await stopAll(emulators);
-  await setup?.cleanup();
-  setup = null;
 });
-
-async function startBridge(s: BridgeSetup): Promise<TunnelEmulator> {
-  const t = await s.spawn({ deadlineMs: 30_000, stopGraceMs: 10_000 });
-  emulators.push(t);
-  return t;
-}
 
 function lockHolderPid(s: BridgeSetup): number | null {
   try {
@@ -34,23 +24,14 @@ function lockHolderPid(s: BridgeSetup): number | null {
   }
 }
 
-async function startedAndServing(s: BridgeSetup): Promise<{ t: TunnelEmulator; appServerPid: number }> {
-  const t = await startBridge(s);
-  await t.initialize();
-  const health = await callTool(t, "codex_health", {});
-  expect(health.isError, health.text).toBe(false);
-  const status = await callTool(t, "codex_runtime", { action: "status" });
-  return { t, appServerPid: status.structured.pid as number };
-}
-
 describe("holder lock between real bridge processes", () => {
   it("a successor waits for a predecessor that is still exiting, then starts", async () => {
-    setup = await prepareBridge();
-    const { t: first } = await startedAndServing(setup);
+    const setup = await bridges.prepare();
+    const { t: first } = await bridges.startWithAppServer(setup);
     // Frozen, the first bridge is alive and holds the lock: the successor can only start once it has gone.
     process.kill(first.pid, "SIGSTOP");
     stoppedPids.push(first.pid);
-    const second = await startBridge(setup);
+    const second = await bridges.start(setup);
     let firstGoneWhenSecondAnswered: boolean | null = null;
     const init = second.initialize().then((r) => {
       firstGoneWhenSecondAnswered = first.exit !== null;
@@ -71,24 +52,24 @@ describe("holder lock between real bridge processes", () => {
   }, 60_000);
 
   it("a SIGKILLed holder is taken over", async () => {
-    setup = await prepareBridge();
-    const { t: first, appServerPid } = await startedAndServing(setup);
+    const setup = await bridges.prepare();
+    const { t: first, appServerPid } = await bridges.startWithAppServer(setup);
     process.kill(first.pid, "SIGKILL");
     await first.exited;
     // Its lock stays behind, naming a dead process.
     expect(lockHolderPid(setup)).toBe(first.pid);
-    const second = await startBridge(setup);
+    const second = await bridges.start(setup);
     await second.initialize();
     const status = await callTool(second, "codex_status", {});
     expect(status.isError, status.text).toBe(false);
     expect(lockHolderPid(setup)).toBe(second.pid);
     // The orphaned app-server sees its stdin close and goes away on its own.
-    expect(await eventually(() => processGone(appServerPid), 5000), `orphaned app-server ${appServerPid} remains`).toBe(true);
+    await poll(() => processGone(appServerPid), { timeoutMs: 5000, what: `the orphaned app-server ${appServerPid} to go away` });
   }, 60_000);
 
   it("a live holder gets one clear error naming its PID, a non-zero exit and nothing on stdout", async () => {
-    setup = await prepareBridge();
-    const { t: holder } = await startedAndServing(setup);
+    const setup = await bridges.prepare();
+    const { t: holder } = await bridges.startWithAppServer(setup);
     const refused = await runRefusedBridge(setup, {});
     expect(refused.lines[0]).toContain(`PID ${holder.pid}`);
     expect(refused.lines[0]).toMatch(/Stop that process|CODEX_BRIDGE_STATE/);
@@ -100,8 +81,8 @@ describe("holder lock between real bridge processes", () => {
   }, 60_000);
 
   it("a second bridge given a symlink or a hard link to the live database is refused the same way", async () => {
-    setup = await prepareBridge();
-    const { t: holder } = await startedAndServing(setup);
+    const setup = await bridges.prepare();
+    const { t: holder } = await bridges.startWithAppServer(setup);
     const dir = dirname(setup.statePath);
     symlinkSync(setup.statePath, join(dir, "symlinked.sqlite3"));
     mkdirSync(join(dir, "elsewhere"));

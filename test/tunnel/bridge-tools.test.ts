@@ -1,36 +1,23 @@
-// Every tool the bridge lists, called through the tunnel emulator with valid arguments and with bad ones: the
-// bridge must never send the client a request (that stops the real tunnel) nor a non-JSON byte on stdout.
-import { afterEach, describe, expect, it } from "vitest";
-import { callTool, prepareBridge, type BridgeSetup, type ToolAnswer } from "../support/bridge-process.ts";
-import type { JsonRpcResponse, TunnelEmulator } from "../support/tunnel-emulator.ts";
+// Every tool the bridge lists, called through the tunnel emulator with valid arguments and with bad ones, each answer
+// checked for the outcome and the words a supervisor acts on; the bridge must never send the client a request (that
+// stops the real tunnel) nor a non-JSON byte on stdout.
+import { describe, expect, it } from "vitest";
+import { bridgeFixture, callTool, toolAnswer } from "../support/bridge-process.ts";
+import { poll } from "../support/poll.ts";
+import type { JsonRpcResponse } from "../support/tunnel-emulator.ts";
 
-let setup: BridgeSetup | null = null;
-let tunnel: TunnelEmulator | null = null;
-
-afterEach(async () => {
-  if (tunnel) {
-    const report = await tunnel.stop();
-    if (!report.exited && tunnel.pid > 0) process.kill(tunnel.pid, "SIGKILL");
-  }
-  tunnel = null;
-  await setup?.cleanup();
-  setup = null;
-});
+const bridges = bridgeFixture({ deadlineMs: 60_000 });
 
 type Args = Record<string, unknown>;
-interface Case {
-  args: Args;
-  /** true: must be a tool error (isError), false: must succeed, undefined: either. */
-  error?: boolean;
-}
+/** A call and the answer a supervisor must get: a tool error or a success, and (for every error) what its text names. */
+type Case = { args: Args; error: false; says?: RegExp } | { args: Args; error: true; says: RegExp };
 
 describe("no server→client requests from any tool", () => {
   it("calls every listed tool, valid and invalid, and the tunnel never sees a request or a stray byte", async () => {
-    setup = await prepareBridge({ approvalPolicy: "never" });
+    const setup = await bridges.prepare({ approvalPolicy: "never" });
     // Every model request gets a short final message unless a test scripted something else.
     setup.provider.setResponder(() => ({ kind: "output", items: [{ type: "message", text: "ok from the mock" }] }));
-    const t = await setup.spawn({ deadlineMs: 60_000 });
-    tunnel = t;
+    const t = await bridges.start(setup);
     await t.initialize({ capabilities: { roots: { listChanged: true }, sampling: {}, elicitation: {} } });
 
     const list = await t.request("tools/list", {});
@@ -41,62 +28,99 @@ describe("no server→client requests from any tool", () => {
     expect(start.isError, start.text).toBe(false);
     const taskId = start.structured.task_id as string;
     // Settle it first so every task tool has something real to report.
-    for (let i = 0; i < 10; i++) {
-      const w = await callTool(t, "codex_wait", { task_id: taskId, timeout_seconds: 20 });
-      if (w.structured.state === "completed") break;
-    }
-    const threadId = (await callTool(t, "codex_status", { task_id: taskId })).structured.thread_id as string;
+    await poll(
+      async () => {
+        const w = await callTool(t, "codex_wait", { task_id: taskId, timeout_seconds: 20 });
+        if (w.isError) throw new Error(w.text);
+        return w.structured.state === "completed" ? w : undefined;
+      },
+      { timeoutMs: 60_000, interval: 0, what: `task ${taskId} to complete` },
+    );
+    const status = (await callTool(t, "codex_status", { task_id: taskId })).structured;
+    const threadId = status.thread_id as string;
+    const firstTurnId = status.turn_id as string;
     expect(threadId).toBeTruthy();
+    expect(firstTurnId).toBeTruthy();
 
     const noTask = "t_0000000000";
     const noRequest = "r_0000000000";
+    // The cases run in tool-name order on one bridge, and each expectation follows from that order: codex_cancel
+    // meets the first task completed (nothing to cancel, not an error), and codex_runtime restarts while no task is
+    // active yet (codex_send and the second codex_start come after it), so the restart is allowed.
     const cases: Record<string, Case[]> = {
-      codex_health: [{ args: {}, error: false }],
+      codex_health: [{ args: {}, error: false, says: /healthy/ }],
       codex_start: [
-        { args: { project_id: "demo", prompt: "second task" }, error: false },
-        { args: { project_id: "nope", prompt: "x" }, error: true },
-        { args: { project_id: "demo" }, error: true },
+        { args: { project_id: "demo", prompt: "second task" }, error: false, says: /t_[0-9a-f]{10} running/ },
+        { args: { project_id: "nope", prompt: "x" }, error: true, says: /project_id "nope" is not configured/ },
+        { args: { project_id: "demo" }, error: true, says: /prompt/ },
       ],
       codex_wait: [
-        { args: { task_id: taskId, timeout_seconds: 2 }, error: false },
-        { args: { task_id: noTask }, error: true },
-        { args: { task_id: taskId, cursor: "garbage" }, error: true },
+        // codex_send (earlier) started a new turn on it: running or, as a rule by now, completed again.
+        { args: { task_id: taskId, timeout_seconds: 2 }, error: false, says: new RegExp(`${taskId} (running|completed)`) },
+        { args: { task_id: noTask }, error: true, says: /task_id "t_0000000000" is unknown/ },
+        { args: { task_id: taskId, cursor: "garbage" }, error: true, says: /cursor "garbage" is malformed/ },
       ],
-      codex_status: [{ args: {}, error: false }, { args: { task_id: taskId }, error: false }, { args: { task_id: "bad" }, error: true }],
-      codex_send: [{ args: { task_id: taskId, message: "one more thing" }, error: false }, { args: { task_id: noTask, message: "x" }, error: true }],
-      codex_respond: [{ args: { task_id: taskId, request_id: noRequest, action: "accept" }, error: true }, { args: { task_id: taskId }, error: true }],
+      codex_status: [
+        { args: {}, error: false, says: /t_[0-9a-f]{10}/ },
+        { args: { task_id: taskId }, error: false, says: new RegExp(`${taskId} (running|completed)`) },
+        { args: { task_id: "bad" }, error: true, says: /task_id/ },
+      ],
+      codex_send: [
+        { args: { task_id: taskId, message: "one more thing" }, error: false, says: /new_turn/ },
+        { args: { task_id: noTask, message: "x" }, error: true, says: /task_id "t_0000000000" is unknown/ },
+      ],
+      codex_respond: [
+        { args: { task_id: taskId, request_id: noRequest, action: "accept" }, error: true, says: /request_id "r_0000000000" is not a request/ },
+        { args: { task_id: taskId }, error: true, says: /request_id/ },
+      ],
       codex_submit_tool_result: [
-        { args: { task_id: taskId, request_id: noRequest, status: "success", result: "x" }, error: true },
-        { args: { task_id: taskId, request_id: noRequest, status: "maybe", result: "x" }, error: true },
+        { args: { task_id: taskId, request_id: noRequest, status: "success", result: "x" }, error: true, says: /request_id "r_0000000000" is not a request/ },
+        { args: { task_id: taskId, request_id: noRequest, status: "maybe", result: "x" }, error: true, says: /status/ },
       ],
-      codex_result: [{ args: { task_id: taskId }, error: false }, { args: { task_id: noTask }, error: true }],
+      codex_result: [
+        { args: { task_id: taskId }, error: false, says: /ok from the mock/ },
+        { args: { task_id: noTask }, error: true, says: /task_id "t_0000000000" is unknown/ },
+      ],
       codex_inspect: [
-        { args: { task_id: taskId, kind: "transcript" }, error: false },
-        { args: { task_id: taskId, kind: "commands" }, error: false },
-        { args: { task_id: taskId, kind: "nope" }, error: true },
+        { args: { task_id: taskId, kind: "transcript" }, error: false, says: /transcript/ },
+        { args: { task_id: taskId, kind: "commands" }, error: false, says: /commands/ },
+        { args: { task_id: taskId, kind: "nope" }, error: true, says: /kind/ },
       ],
-      codex_cancel: [{ args: { task_id: taskId, reason: "done" } }, { args: { task_id: noTask }, error: true }],
-      codex_files: [{ args: { project_id: "demo" }, error: false }, { args: { project_id: "nope" }, error: true }],
+      codex_cancel: [
+        { args: { task_id: taskId, reason: "done" }, error: false, says: new RegExp(`${taskId} completed`) },
+        { args: { task_id: noTask }, error: true, says: /task_id "t_0000000000" is unknown/ },
+      ],
+      codex_files: [
+        { args: { project_id: "demo" }, error: false, says: /demo/ },
+        { args: { project_id: "nope" }, error: true, says: /project_id "nope" is not configured/ },
+      ],
       codex_artifact: [
-        { args: { project_id: "demo", path: "README.md" }, error: false },
-        { args: { project_id: "demo", path: "../../etc/passwd" }, error: true },
-        { args: { project_id: "demo", path: "missing.txt" }, error: true },
+        { args: { project_id: "demo", path: "README.md" }, error: false, says: /README\.md .* sha256 [0-9a-f]{64}/ },
+        { args: { project_id: "demo", path: "../../etc/passwd" }, error: true, says: /path .*not allowed/ },
+        { args: { project_id: "demo", path: "missing.txt" }, error: true, says: /"missing.txt" does not exist/ },
       ],
-      codex_models: [{ args: {} }],
+      // The app-server's own model catalog, which it serves offline too: never empty, one model marked default.
+      codex_models: [{ args: {}, error: false, says: /\(default\)/ }],
       codex_threads: [
-        { args: { action: "list" }, error: false },
-        { args: { action: "read", thread_id: threadId } },
-        { args: { action: "read" }, error: true },
+        { args: { action: "list" }, error: false, says: new RegExp(`${threadId} \\(${taskId}\\)`) },
+        // The task's thread, read back: it holds the task's first turn.
+        { args: { action: "read", thread_id: threadId }, error: false, says: new RegExp(`${firstTurnId} completed`) },
+        { args: { action: "read" }, error: true, says: /thread_id is required/ },
       ],
       codex_checkpoint: [
-        { args: { action: "update", task_id: taskId, goal: "prove the tunnel path" }, error: false },
-        { args: { action: "read", task_id: taskId }, error: false },
-        { args: { action: "read", task_id: noTask }, error: true },
+        { args: { action: "update", task_id: taskId, goal: "prove the tunnel path" }, error: false, says: /saved/ },
+        { args: { action: "read", task_id: taskId }, error: false, says: /prove the tunnel path/ },
+        { args: { action: "read", task_id: noTask }, error: true, says: /task_id "t_0000000000" is unknown/ },
       ],
-      codex_runtime: [{ args: { action: "status" }, error: false }, { args: { action: "restart" } }, { args: { action: "explode" }, error: true }],
+      codex_runtime: [
+        { args: { action: "status" }, error: false, says: /app-server ready/ },
+        { args: { action: "restart" }, error: false, says: /app-server ready .*restarts 1/ },
+        { args: { action: "explode" }, error: true, says: /action/ },
+      ],
     };
     // A tool added later without a case here fails this test instead of going unexercised.
     expect(names.filter((n) => !(n in cases)), "tools without a case").toEqual([]);
+    expect(Object.keys(cases).filter((n) => !names.includes(n)), "cases for tools the bridge does not list").toEqual([]);
 
     const outcomes: string[] = [];
     for (const name of names) {
@@ -104,26 +128,31 @@ describe("no server→client requests from any tool", () => {
         // A progress token invites notifications/progress; those are fine, requests are not.
         const res: JsonRpcResponse = await t.request("tools/call", { name, arguments: c.args }, { progressToken: `${name}-p` });
         expect("result" in res, `${name} ${JSON.stringify(c.args)} → JSON-RPC error ${JSON.stringify(res)}`).toBe(true);
-        const r = (res as { result: { isError?: boolean; content: { type: string; text?: string }[] } }).result;
-        const answer: ToolAnswer = { isError: r.isError === true, text: r.content.map((x) => x.text ?? "").join("\n"), structured: {} };
-        if (c.error !== undefined) expect(answer.isError, `${name} ${JSON.stringify(c.args)}: ${answer.text}`).toBe(c.error);
-        if (answer.isError) expect(answer.text.length, `${name}: an error must say what is wrong`).toBeGreaterThan(10);
+        const answer = toolAnswer(res);
+        const label = `${name} ${JSON.stringify(c.args)}: ${answer.text}`;
+        expect(answer.isError, label).toBe(c.error);
+        if (c.says) expect(answer.text, label).toMatch(c.says);
         outcomes.push(`${name}: ${answer.isError ? "error" : "ok"}`);
         expect(t.fatal, t.fatal ? `${t.fatal.reason} after ${name}` : "").toBeNull();
       }
     }
 
     // The rest of the surface the tunnel may forward.
-    for (const [method, params] of [
-      ["resources/list", {}],
-      ["resources/templates/list", {}],
-      ["tools/call", { name: "no_such_tool", arguments: {} }],
-      ["ping", {}],
-    ] as const) {
-      await t.request(method, params as Record<string, unknown>);
-    }
+    const resources = await t.request("resources/list", {});
+    expect(resources, JSON.stringify(resources)).toMatchObject({ result: { resources: expect.arrayContaining([expect.objectContaining({ uri: "ui://codex-bridge/artifact-viewer.html" })]) } });
+    const templates = await t.request("resources/templates/list", {});
+    expect(templates, JSON.stringify(templates)).toMatchObject({
+      result: { resourceTemplates: expect.arrayContaining([expect.objectContaining({ uriTemplate: expect.stringMatching(/^codex-artifact:\/\//) })]) },
+    });
+    // An unknown tool is a tool error that names it (the MCP SDK's behaviour), not a JSON-RPC error.
+    const unknown = toolAnswer(await t.request("tools/call", { name: "no_such_tool", arguments: {} }));
+    expect(unknown.isError, unknown.text).toBe(true);
+    expect(unknown.text).toMatch(/no_such_tool not found/);
+    const ping = await t.request("ping", {});
+    expect(ping, JSON.stringify(ping)).toMatchObject({ result: {} });
     const readme = await t.request("resources/read", { uri: "codex-artifact://demo/README.md" });
     expect("result" in readme, JSON.stringify(readme)).toBe(true);
+    expect(JSON.stringify(readme)).toContain("# temp project");
 
     expect(t.fatal, t.fatal ? `${t.fatal.reason}: ${t.fatal.line ?? ""}` : "").toBeNull();
     expect(t.retiredIds).toEqual([]);

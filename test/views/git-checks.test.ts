@@ -1,29 +1,17 @@
+// runGitChecks on real throwaway repositories: HEAD, branch, porcelain status and diff stat, without touching the
+// index; a repository without commits, a directory outside Git, and a git that never answers.
 import { execFileSync } from "node:child_process";
-import { mkdtempSync, readFileSync, rmSync, utimesSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { readFileSync, utimesSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { afterEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { getPlatform } from "../../platform/index.ts";
 import type { ChildExit, ChildHandle, Platform } from "../../platform/types.ts";
 import { GIT_STATUS_MAX_LINES, runGitChecks } from "../../src/views/git-checks.ts";
+import { tempDir } from "../support/temp-dir.ts";
 import { makeTempGitProject } from "../support/temp-project.ts";
 
-const cleanups: (() => void)[] = [];
-afterEach(() => {
-  for (const c of cleanups.splice(0)) c();
-});
-
-function project(files: Record<string, string>) {
-  const p = makeTempGitProject({ files });
-  cleanups.push(p.cleanup);
-  return p.dir;
-}
-
-function tempDir(): string {
-  const dir = mkdtempSync(join(tmpdir(), "codex-bridge-nogit-"));
-  cleanups.push(() => rmSync(dir, { recursive: true, force: true }));
-  return dir;
-}
+/** A committed project, removed when the test finishes. */
+const project = (files: Record<string, string>) => makeTempGitProject({ files }).dir;
 
 const gitOut = (dir: string, ...args: string[]): string =>
   execFileSync("git", args, { cwd: dir, env: { PATH: process.env.PATH ?? "", HOME: dir, GIT_CONFIG_NOSYSTEM: "1", GIT_CONFIG_GLOBAL: "/dev/null" } })
@@ -68,7 +56,7 @@ describe("runGitChecks", () => {
   });
 
   it("a repository without commits has no HEAD but still a branch and status", async () => {
-    const dir = tempDir();
+    const dir = tempDir("codex-bridge-nogit-");
     gitOut(dir, "init", "-q", "-b", "trunk");
     writeFileSync(join(dir, "f.txt"), "f\n");
     const g = await runGitChecks(await getPlatform(), dir);
@@ -76,7 +64,7 @@ describe("runGitChecks", () => {
   });
 
   it("a directory outside Git gives an error instead of throwing", async () => {
-    const dir = tempDir();
+    const dir = tempDir("codex-bridge-nogit-");
     const g = await runGitChecks(await getPlatform(), dir);
     expect(g).toEqual({ head: null, branch: null, status: [], status_count: 0, diff_stat: null, error: "not a Git repository" });
   });
@@ -107,7 +95,7 @@ describe("runGitChecks", () => {
         };
       },
     };
-    const g = await runGitChecks(hung, tempDir(), { timeoutMs: 50 });
+    const g = await runGitChecks(hung, tempDir("codex-bridge-nogit-"), { timeoutMs: 50 });
     expect(killed).toEqual(["SIGKILL"]);
     expect(g.error).toBe("git did not answer within 50 ms");
     expect(g.head).toBeNull();

@@ -1,9 +1,11 @@
+// codex_inspect's views over a task's stored events: input errors that name the field and the fix, text pages that
+// never split a character, tool requests, and item lists.
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { getPlatform } from "../../platform/index.ts";
 import { openStateDatabase, type OpenedStore } from "../../src/store/open.ts";
 import { MIGRATIONS } from "../../src/store/migrations.ts";
 import { Repo, type NewEvent } from "../../src/store/repo.ts";
-import { BridgeError } from "../../src/bridge-error.ts";
+import { thrownBridgeError as bridgeError } from "../support/bridge-errors.ts";
 import { inspect, type InspectInput, type InspectPage, TEXT_LIMIT_DEFAULT, TEXT_LIMIT_MAX } from "../../src/views/inspect.ts";
 
 let store: OpenedStore;
@@ -46,16 +48,6 @@ function allPages(input: InspectInput): InspectPage[] {
 
 const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/;
 const pageText = (p: InspectPage): string => (p.items[0] as { text: string }).text;
-
-function bridgeError(fn: () => unknown): BridgeError {
-  try {
-    fn();
-  } catch (err) {
-    expect(err).toBeInstanceOf(BridgeError);
-    return err as BridgeError;
-  }
-  throw new Error("expected a BridgeError");
-}
 
 describe("inspect: input errors name the field and the fix", () => {
   it("unknown task, unknown kind, bad offset/limit, missing or wrong item_id", () => {

@@ -1,0 +1,63 @@
+// The task card's server side: its ui:// resource and the two app-only tools it calls (codex_card for the snapshot,
+// codex_card_respond for the person's decisions). App-only tools (_meta.ui.visibility ["app"]) are hidden from the
+// model by MCP Apps hosts, so nothing here adds to what the model reads.
+import type { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
+import type { ReadResourceResult } from "@modelcontextprotocol/sdk/types.js";
+import { z } from "zod";
+import type { BridgeService } from "../service/bridge-service.ts";
+import { MCP_APP_MIME, TASK_CARD_HTML, TASK_CARD_URI } from "./card/card-html.ts";
+import { inputOf, listed, outputOf } from "./listing.ts";
+import { MUTATING, ok, READ_ONLY, wrap } from "./tool-result.ts";
+
+const APP_ONLY = { ui: { visibility: ["app"] } };
+
+const taskId = z.string().regex(/^t_[0-9a-f]{10}$/, "a task id like t_0123456789");
+const requestId = z.string().regex(/^r_[0-9a-f]{10}$/, "a request id like r_0123456789 from the card");
+
+export function registerCardTools(server: McpServer, service: BridgeService): void {
+  server.registerResource(
+    "task-card",
+    TASK_CARD_URI,
+    { title: "Codex task card", description: "MCP Apps view of one Codex task: progress, commands, diff, answer, and approvals a person can click.", mimeType: MCP_APP_MIME },
+    async (): Promise<ReadResourceResult> => ({ contents: [{ uri: TASK_CARD_URI, mimeType: MCP_APP_MIME, text: TASK_CARD_HTML }] }),
+  );
+
+  listed(server.registerTool(
+    "codex_card",
+    {
+      title: "Task card data",
+      description: "Task card only (not for the model).",
+      inputSchema: inputOf({ task_id: taskId, since: z.string().max(200).optional() }),
+      outputSchema: outputOf({ version: z.string().optional() }),
+      annotations: READ_ONLY,
+      _meta: APP_ONLY,
+    },
+    wrap(async (args) => {
+      const c = service.card(args);
+      if (c.unchanged) return ok(`${args.task_id} unchanged`, { unchanged: true, version: c.version });
+      return ok(`${c.task_id} ${c.state}: ${c.doing}`, c as unknown as Record<string, unknown>);
+    }),
+  ));
+
+  listed(server.registerTool(
+    "codex_card_respond",
+    {
+      title: "The person's decision",
+      description: "Task card only (not for the model): the person's answer.",
+      inputSchema: inputOf({
+        task_id: taskId,
+        request_id: requestId,
+        action: z.string().min(1).max(60),
+        payload: z.record(z.string(), z.unknown()).optional(),
+      }),
+      outputSchema: outputOf({ request_id: z.string().optional(), state: z.string().optional() }),
+      annotations: MUTATING,
+      _meta: APP_ONLY,
+    },
+    wrap(async (args) => {
+      const r = await service.answerFromCard(args);
+      const text = `${r.interaction.id} ${args.action} by the person: ${r.interaction.state}${r.repeated ? " (identical repeat; nothing resent)" : ""}`;
+      return ok(text, { request_id: r.interaction.id, state: r.interaction.state, answered_by: "person", ...(r.repeated ? { repeated: true } : {}) });
+    }),
+  ));
+}

@@ -1,0 +1,213 @@
+// The task card's server side through the MCP surface, with a scripted app-server connection: who may answer under
+// each `approvals` setting (the model's codex_respond or the card's codex_card_respond), what the ledger records,
+// what the waits tell the model, the card's snapshot, and how the card and its app-only tools are declared.
+import { Client } from "@modelcontextprotocol/sdk/client/index.js";
+import { InMemoryTransport } from "@modelcontextprotocol/sdk/inMemory.js";
+import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
+import { afterEach, describe, expect, it } from "vitest";
+import { getPlatform } from "../../platform/index.ts";
+import { modelVisibleTools } from "../../bench/standard-task.ts";
+import type { AppServerClient } from "../../src/codex/client.ts";
+import { builtinProfile } from "../../src/config/schema.ts";
+import { createMcpServer } from "../../src/mcp/server.ts";
+import type { CodexRuntime } from "../../src/runtime/app-server.ts";
+import { RuntimePool } from "../../src/runtime/runtime-pool.ts";
+import { BridgeService, type HealthReport } from "../../src/service/bridge-service.ts";
+import { MIGRATIONS } from "../../src/store/migrations.ts";
+import { openStateDatabase, type OpenedStore } from "../../src/store/open.ts";
+import { Repo } from "../../src/store/repo.ts";
+import { Supervisor } from "../../src/tasks/supervisor.ts";
+import { fakeClient, type FakeClient } from "../support/fake-codex-client.ts";
+
+const TASK = "t_00000000ca";
+const THREAD = "thread-card";
+const ROOT = "/tmp/card-project";
+type Approvals = "supervisor" | "person" | "either";
+type S = Record<string, any>;
+
+interface Setup {
+  store: OpenedStore;
+  repo: Repo;
+  codex: FakeClient;
+  client: Client;
+  sup: Supervisor;
+  call(name: string, args: Record<string, unknown>): Promise<CallToolResult>;
+  /** Codex asks to run a command; returns the request id the bridge gave it. */
+  ask(rpcId: number): string;
+}
+
+let open: Setup | null = null;
+afterEach(async () => {
+  await open?.client.close();
+  open?.store.close();
+  open = null;
+});
+
+async function setup(approvals: Approvals): Promise<Setup> {
+  const platform = await getPlatform();
+  const store = await openStateDatabase(platform, ":memory:", MIGRATIONS);
+  const repo = new Repo(store.db);
+  const codex = fakeClient("conn-card");
+  const runtime = { current: codex, loadedThreads: new Set<string>() };
+  const runtimes = new RuntimePool({ profiles: {}, env: {}, userHome: "/home/nobody", make: () => runtime as unknown as CodexRuntime });
+  const sup = new Supervisor(repo, runtimes, {
+    projects: { demo: { id: "demo", cwd: ROOT } },
+    profiles: { default: { ...builtinProfile("default"), approvals } },
+    relay: { enabled: true, max_result_bytes: 4096 },
+    ackTimeoutMs: 1000,
+    maxWaitSeconds: 60,
+  });
+  repo.insertTask({ id: TASK, project_id: "demo", profile_id: "default", prompt: "build it", relay: true, model: null, effort: null, state: "completed" });
+  repo.updateTask(TASK, { thread_id: THREAD });
+  sup.recoverAfterRestart();
+  repo.updateTask(TASK, { state: "running", turn_id: "turn-1", connection_id: codex.connectionId });
+  const service = new BridgeService(sup, platform, async () => ({}) as HealthReport, { maxArtifactBytes: 1024, inlineArtifactBytes: 1024, sensitivePaths: [] });
+  const server = createMcpServer({ service, version: "test" });
+  const [a, b] = InMemoryTransport.createLinkedPair();
+  await server.connect(b);
+  const client = new Client({ name: "card-test", version: "1" });
+  await client.connect(a);
+  open = {
+    store,
+    repo,
+    codex,
+    client,
+    sup,
+    call: async (name, args) => (await client.callTool({ name, arguments: args })) as CallToolResult,
+    ask(rpcId) {
+      sup.onServerRequest(codex as unknown as AppServerClient, {
+        id: rpcId,
+        method: "item/commandExecution/requestApproval",
+        params: { threadId: THREAD, turnId: "turn-1", itemId: `call_${rpcId}`, command: "npm test", cwd: `${ROOT}/pkg`, reason: "run the tests", availableDecisions: ["accept", "decline", "cancel"] },
+      });
+      return repo.interactions(TASK).find((x) => x.rpc_id === rpcId)!.id;
+    },
+  };
+  return open;
+}
+
+const text = (r: CallToolResult) => r.content.map((c) => (c.type === "text" ? c.text : "")).join("\n");
+const sc = (r: CallToolResult) => (r.structuredContent ?? {}) as S;
+const respond = (s: Setup, request_id: string, action = "accept") => s.call("codex_respond", { task_id: TASK, request_id, action });
+const click = (s: Setup, request_id: string, action = "accept") => s.call("codex_card_respond", { task_id: TASK, request_id, action });
+
+describe("who answers under approvals = person | supervisor | either", () => {
+  it("person: the model's codex_respond is refused with a sentence naming the card; the card's click is taken and recorded", async () => {
+    const s = await setup("person");
+    const id = s.ask(1);
+    const refused = await respond(s, id);
+    expect(refused.isError).toBe(true);
+    expect(text(refused)).toMatch(/the person's to decide.*approvals = "person".*task card/);
+    expect(s.codex.writes).toEqual([]);
+    expect(s.repo.interaction(id)!.state).toBe("pending");
+
+    const taken = await click(s, id);
+    expect(taken.isError, text(taken)).toBeFalsy();
+    expect(sc(taken)).toMatchObject({ request_id: id, state: "submitted", answered_by: "person" });
+    expect(s.codex.writes).toEqual([{ id: 1, result: { decision: "accept" } }]);
+    expect(s.repo.interaction(id)!.answered_by).toBe("person");
+  });
+
+  it("supervisor (the default): the card's click is refused; codex_respond is taken and recorded as the supervisor's", async () => {
+    const s = await setup("supervisor");
+    const id = s.ask(2);
+    const refused = await click(s, id);
+    expect(refused.isError).toBe(true);
+    expect(text(refused)).toMatch(/approvals = "supervisor"/);
+    expect(s.codex.writes).toEqual([]);
+
+    const taken = await respond(s, id, "decline");
+    expect(taken.isError, text(taken)).toBeFalsy();
+    expect(s.codex.writes).toEqual([{ id: 2, result: { decision: "decline" } }]);
+    expect(s.repo.interaction(id)!.answered_by).toBe("supervisor");
+  });
+
+  it("either: whoever answers first is recorded; the other's different answer is refused as already answered", async () => {
+    const s = await setup("either");
+    const first = s.ask(3);
+    expect((await click(s, first)).isError).toBeFalsy();
+    expect(s.repo.interaction(first)!.answered_by).toBe("person");
+    const late = await respond(s, first, "decline");
+    expect(text(late)).toMatch(/already answered/);
+    const second = s.ask(4);
+    expect((await respond(s, second)).isError).toBeFalsy();
+    expect(s.repo.interaction(second)!.answered_by).toBe("supervisor");
+  });
+
+  it("person: the wait tells the model the person decides, and later waits are not cut short by that request", async () => {
+    const s = await setup("person");
+    const id = s.ask(5);
+    const first = await s.call("codex_wait", { task_id: TASK, timeout_seconds: 5 });
+    expect(text(first)).toContain(`${id} awaits the person's decision on the task card`);
+    expect(text(first)).not.toContain(`codex_respond ${id}`);
+    expect(sc(first).requests[0]).toMatchObject({ request_id: id, command: "npm test" });
+    const second = await s.call("codex_wait", { task_id: TASK, timeout_seconds: 1 });
+    expect(sc(second).timed_out).toBe(true);
+  });
+
+  it("supervisor: the wait names codex_respond and keeps returning while the request is open", async () => {
+    const s = await setup("supervisor");
+    const id = s.ask(6);
+    await s.call("codex_wait", { task_id: TASK, timeout_seconds: 5 });
+    const again = await s.call("codex_wait", { task_id: TASK, timeout_seconds: 5 });
+    expect(sc(again).timed_out).toBeUndefined();
+    expect(text(again)).toContain(`codex_respond ${id}`);
+  });
+});
+
+describe("the card's snapshot (codex_card)", () => {
+  it("shows the pending request in full, then who answered it; an unchanged snapshot is not sent again", async () => {
+    const s = await setup("person");
+    const id = s.ask(7);
+    const card = sc(await s.call("codex_card", { task_id: TASK }));
+    expect(card).toMatchObject({ task_id: TASK, project_id: "demo", state: "waiting_for_approval", settled: false, approvals: "person", prompt: "build it" });
+    expect(card.doing).toBe("waiting for a decision: command `npm test`");
+    expect(card.requests).toEqual([
+      { request_id: id, kind: "command", command: "npm test", cwd: `${ROOT}/pkg`, reason: "run the tests", decisions: ["accept", "decline", "cancel"], state: "pending" },
+    ]);
+    const same = await s.call("codex_card", { task_id: TASK, since: card.version });
+    expect(sc(same)).toEqual({ unchanged: true, version: card.version });
+
+    await click(s, id);
+    const after = sc(await s.call("codex_card", { task_id: TASK, since: card.version }));
+    expect(after.unchanged).toBeUndefined();
+    expect(after.requests[0]).toMatchObject({ request_id: id, state: "submitted", answered_by: "person", answer: "accept" });
+  });
+
+  it("names a field and its fix for bad input, and an unknown task", async () => {
+    const s = await setup("person");
+    expect(text(await s.call("codex_card", { task_id: "nope" }))).toMatch(/task_id/);
+    expect(text(await s.call("codex_card", { task_id: "t_0000000000" }))).toMatch(/task_id "t_0000000000" is unknown/);
+  });
+});
+
+describe("how the card is declared", () => {
+  it("the four task tools declare the card (new and legacy key); the card's own tools are app-only and left out of the model's listing", async () => {
+    const s = await setup("supervisor");
+    const list = await s.client.listTools();
+    const byName = new Map(list.tools.map((t) => [t.name, t]));
+    for (const name of ["codex_start", "codex_wait", "codex_status", "codex_result"]) {
+      const meta = byName.get(name)!._meta as S;
+      expect(meta.ui.resourceUri, name).toBe("ui://codex-bridge/task.html");
+      expect(meta["ui/resourceUri"], name).toBe("ui://codex-bridge/task.html");
+    }
+    for (const name of ["codex_card", "codex_card_respond"]) expect((byName.get(name)!._meta as S).ui.visibility).toEqual(["app"]);
+    const seen = modelVisibleTools(list).tools.map((t) => t.name);
+    expect(seen).not.toContain("codex_card");
+    expect(seen).not.toContain("codex_card_respond");
+    expect(seen).toContain("codex_respond");
+    expect(JSON.stringify(modelVisibleTools(list)).length).toBeLessThanOrEqual(12_000);
+  });
+
+  it("serves the card as one self-contained MCP Apps page under 150 KB", async () => {
+    const s = await setup("supervisor");
+    const r = await s.client.readResource({ uri: "ui://codex-bridge/task.html" });
+    const page = r.contents[0] as { mimeType: string; text: string };
+    expect(page.mimeType).toBe("text/html;profile=mcp-app");
+    expect(Buffer.byteLength(page.text)).toBeLessThan(150 * 1024);
+    expect(page.text).not.toMatch(/<script[^>]+src=|<iframe|<link[^>]+href=|blob:/i);
+    // Exactly one script element: nothing inside it closes it early.
+    expect(page.text.match(/<\/script/gi)).toHaveLength(1);
+    expect(page.text).toContain("prefers-color-scheme:dark");
+  });
+});
