@@ -78,6 +78,7 @@ describe("failure codes from the provider's HTTP errors, through the real app-se
       { kind: "http_error", status: 404, message: "The model `gpt-nope` does not exist or you do not have access to it.", code: "model_not_found" },
       { code: "model_unavailable", retryable: false, says: /codex_models/ },
     ],
+    ["an unclassifiable 400", { kind: "http_error", status: 400, message: "something odd about the request" }, { code: "unknown", retryable: false, says: /codex_inspect kind=warnings/ }],
   ];
 
   for (const [name, response, want] of cases) {
