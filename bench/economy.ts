@@ -1,13 +1,17 @@
 // npm run bench:economy [-- --json]: what a careful supervisor reads to follow the issue's standard task, with and
-// without approvals, against the targets and the peer's measured figures. A benchmark: it always exits 0 when the
-// task ran, and marks rows over target instead of failing.
+// without approvals, and a long task (issue 15) alone and three at once, against the targets and the peer's
+// measured figures. A benchmark: it always exits 0 when the tasks ran, and marks rows over target instead of failing.
 import { getPlatform } from "../platform/index.ts";
-import { economyFigures, runStandardTask, type EconomyFigures, type StandardRun, type Variant } from "./standard-task.ts";
+import { runLongTasks, WAIT_SECONDS, WORK_TO_WAIT, type LongRun } from "./long-task.ts";
+import { economyFigures, runStandardTask, type CallRecord, type EconomyFigures, type StandardRun, type Variant } from "./standard-task.ts";
 
 export const TARGETS = {
   no_approvals: { chars: 5_000, calls: 6 },
   approvals: { chars: 7_500, calls: 10 },
   toolsList: 12_000,
+  long: { chars: 9_000, calls: 32 },
+  /** Three long tasks through one codex_wait, relative to one long task. */
+  parallel: { chars: 2.2, calls: 1.3 },
 } as const;
 
 /** Measured through zoeynine/Local-Codex-Bridge 2.1.2 on the same task (issue 8). */
@@ -26,9 +30,32 @@ export interface VariantReport extends EconomyFigures {
   overTarget: boolean;
 }
 
+export interface LongReport extends EconomyFigures {
+  tasks: number;
+  finalStates: string[];
+  /** How long the work lasted, in wait lengths (a 10-minute task polled every 25 s: 24). */
+  waitLengths: number;
+  /** The waits that brought no news, and what they cost: the polling itself. */
+  idle: { waits: number; chars: number };
+}
+
+/** A wait answer without news: one task's state line, or several tasks' states counted. */
+function isIdle(c: CallRecord): boolean {
+  const s = (c.structuredContent ?? {}) as Record<string, unknown>;
+  return Object.keys(s).every((k) => ["state", "ran_s", "command"].includes(k)) || Object.values(s).every((v) => typeof v === "number");
+}
+
 export interface EconomyReport {
   variants: VariantReport[];
   toolsList: { chars: number; tools: number; target: number; peer: number; overTarget: boolean };
+  long: LongReport;
+  parallel: LongReport;
+}
+
+function longReport(run: LongRun): LongReport {
+  const idle = run.calls.filter((c) => c.tool === "codex_wait" && isIdle(c));
+  const chars = idle.reduce((sum, c) => sum + c.text.length + c.structured.length, 0);
+  return { tasks: run.tasks, finalStates: run.finalStates, waitLengths: run.waitLengths, idle: { waits: idle.length, chars }, ...economyFigures(run) };
 }
 
 function variantReport(run: StandardRun): VariantReport {
@@ -53,6 +80,8 @@ export async function measureEconomy(): Promise<EconomyReport> {
   return {
     variants: runs.map(variantReport),
     toolsList: { chars, tools: list.tools.length, target: TARGETS.toolsList, peer: PEER.toolsList, overTarget: chars > TARGETS.toolsList },
+    long: longReport(await runLongTasks(platform, 1)),
+    parallel: longReport(await runLongTasks(platform, 3)),
   };
 }
 
@@ -91,6 +120,31 @@ export function economyRows(r: EconomyReport): string[][] {
     `${(t.chars / t.peer).toFixed(2)}x the size`,
     t.overTarget ? `OVER by ${n(t.chars - t.target)}` : "ok",
   ]);
+  rows.push(...longRows(r));
+  return rows;
+}
+
+const over = (figure: number, target: number, fmt: (x: number) => string = (x) => n(Math.ceil(x))) => (figure > target ? `OVER by ${fmt(figure - target)}` : "ok");
+
+function longRows(r: EconomyReport): string[][] {
+  const { long, parallel } = r;
+  const pace = (x: LongReport) => `work lasted ${x.waitLengths.toFixed(1)} waits of ${WAIT_SECONDS} s (target pace ${WORK_TO_WAIT})`;
+  const charsCap = TARGETS.parallel.chars * long.totalChars;
+  const callsCap = TARGETS.parallel.calls * long.calls;
+  const rows: string[][] = [
+    [`long task (10 min, 25 s waits, scaled): chars`, n(long.totalChars), `<= ${n(TARGETS.long.chars)}`, "", "", over(long.totalChars, TARGETS.long.chars)],
+    ["  calls", String(long.calls), `<= ${TARGETS.long.calls}`, "", "", over(long.calls, TARGETS.long.calls)],
+    ["  text / structured chars", `${n(long.textChars)} / ${n(long.structuredChars)}`, "", "", "", pace(long)],
+    ["  waits without news: count / chars", `${long.idle.waits} / ${n(long.idle.chars)}`, "", "", "", `${long.idle.waits ? Math.round(long.idle.chars / long.idle.waits) : 0} chars each`],
+    [`three long tasks, one codex_wait: chars`, n(parallel.totalChars), `<= ${n(Math.floor(charsCap))}`, "", `${(parallel.totalChars / long.totalChars).toFixed(2)}x one`, over(parallel.totalChars, charsCap)],
+    ["  calls", String(parallel.calls), `<= ${Math.floor(callsCap)}`, "", `${(parallel.calls / long.calls).toFixed(2)}x one`, over(parallel.calls, callsCap, (x) => x.toFixed(1))],
+    ["  text / structured chars", `${n(parallel.textChars)} / ${n(parallel.structuredChars)}`, "", "", "", pace(parallel)],
+    ["  waits without news: count / chars", `${parallel.idle.waits} / ${n(parallel.idle.chars)}`, "", "", `${(parallel.idle.chars / Math.max(1, long.idle.chars)).toFixed(2)}x one`, "the polling, shared by the three"],
+  ];
+  for (const x of [long, parallel]) {
+    const notDone = x.finalStates.filter((st) => st !== "completed");
+    if (notDone.length) rows.push([`  final states (${x.tasks} task(s))`, x.finalStates.join(", "), "completed", "", "", "NOT COMPLETED"]);
+  }
   return rows;
 }
 
@@ -106,6 +160,9 @@ export function perToolRows(r: EconomyReport): string[][] {
   for (const v of r.variants) {
     for (const [tool, f] of Object.entries(v.perTool)) rows.push([`${v.variant} ${tool}`, String(f.calls), n(f.textChars), n(f.structuredChars)]);
   }
+  for (const [name, x] of [["long", r.long], ["parallel", r.parallel]] as const) {
+    for (const [tool, f] of Object.entries(x.perTool)) rows.push([`${name} ${tool}`, String(f.calls), n(f.textChars), n(f.structuredChars)]);
+  }
   return rows;
 }
 
@@ -115,7 +172,7 @@ if ((import.meta as { main?: boolean }).main) {
   const report = await measureEconomy();
   if (json) process.stdout.write(JSON.stringify(report, null, 2) + "\n");
   else {
-    process.stdout.write("Supervisor economy: the standard task (issue 8) through the MCP surface, real Codex, mock model\n\n");
+    process.stdout.write("Supervisor economy: the standard task (issue 8) and the long task (issue 15) through the MCP surface, real Codex, mock model\n\n");
     process.stdout.write(formatTable(economyRows(report)) + "\n\n" + formatTable(perToolRows(report)) + "\n");
   }
 }

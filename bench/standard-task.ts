@@ -9,7 +9,7 @@ export type Variant = "no_approvals" | "approvals";
 export const STANDARD_COMMANDS = ["for i in $(seq 1 20); do echo line-$i; done", "ls -la", "echo hello > result.txt"] as const;
 
 /** Readable text of exactly `length` characters (a sentence, then numbered filler clauses). */
-function textOfLength(opening: string, length: number): string {
+export function textOfLength(opening: string, length: number): string {
   let s = opening;
   for (let i = 1; s.length < length; i++) s += ` Note ${i}: the work stays inside the project directory.`;
   // Cut at a word boundary and pad with dots, so the text ends cleanly at exactly `length` characters.
@@ -67,7 +67,7 @@ export function modelVisibleTools<T extends { tools: { _meta?: Record<string, un
   return { ...list, tools: list.tools.filter(visible) };
 }
 
-const SETTLED = new Set(["completed", "failed", "interrupted", "connection_lost", "unknown"]);
+export const SETTLED = new Set(["completed", "failed", "interrupted", "connection_lost", "unknown"]);
 const MAX_WAITS = 40;
 
 function record(tool: string, args: Record<string, unknown>, r: CallToolResult): CallRecord {
@@ -82,6 +82,18 @@ function record(tool: string, args: Record<string, unknown>, r: CallToolResult):
 }
 
 type Obj = Record<string, unknown>;
+
+/** Calls tools the way a supervisor does, keeping every result it read; a tool error stops the run. */
+export function recorder(h: Pick<Harness, "call">): { calls: CallRecord[]; call: (tool: string, args: Obj) => Promise<CallRecord> } {
+  const calls: CallRecord[] = [];
+  const call = async (tool: string, args: Obj): Promise<CallRecord> => {
+    const rec = record(tool, args, await h.call(tool, args));
+    calls.push(rec);
+    if (rec.isError) throw new Error(`${tool} failed: ${rec.text}`);
+    return rec;
+  };
+  return { calls, call };
+}
 const asObj = (v: unknown): Obj => (v && typeof v === "object" ? (v as Obj) : {});
 
 /** Scripts the mock: preamble + first command, one response per further command, then the final answer. */
@@ -105,14 +117,8 @@ export interface StandardTaskOptions {
 
 /** codex_start, codex_wait (defaults) until settled answering every new request with accept, then codex_result. */
 export async function superviseStandardTask(h: StandardTaskHost, variant: Variant, opts: StandardTaskOptions = {}): Promise<StandardRun> {
-  const calls: CallRecord[] = [];
+  const { calls, call } = recorder(h);
   const decisions: Decision[] = [];
-  const call = async (tool: string, args: Obj): Promise<CallRecord> => {
-    const rec = record(tool, args, await h.call(tool, args));
-    calls.push(rec);
-    if (rec.isError) throw new Error(`${tool} failed: ${rec.text}`);
-    return rec;
-  };
   const toolsList = JSON.stringify(modelVisibleTools(await h.client.listTools()));
 
   (opts.script ?? scriptStandardTask)(h);
@@ -156,7 +162,7 @@ export interface EconomyFigures {
   perTool: Record<string, { calls: number; textChars: number; structuredChars: number }>;
 }
 
-export function economyFigures(run: StandardRun): EconomyFigures {
+export function economyFigures(run: { calls: CallRecord[] }): EconomyFigures {
   const perTool: EconomyFigures["perTool"] = {};
   let textChars = 0;
   let structuredChars = 0;

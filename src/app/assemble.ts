@@ -14,7 +14,7 @@ import { RuntimePool } from "../runtime/runtime-pool.ts";
 import { supervisorSettings } from "../config/settings.ts";
 import { Supervisor } from "../tasks/supervisor.ts";
 import { BridgeService } from "../service/bridge-service.ts";
-import { createMcpServer } from "../mcp/server.ts";
+import { createMcpServer, type WaitHold } from "../mcp/server.ts";
 import type { EventLog, Logger } from "../log.ts";
 
 export interface Bridge {
@@ -66,6 +66,7 @@ export async function assembleBridge(platform: Platform, opts: AssembleOptions):
           notification: (c, n) => sup.onNotification(c, n),
           request: (c, r) => sup.onServerRequest(c, r),
           exit: (c) => sup.onExit(c),
+          late: (c, r) => sup.onLateResponse(c, r),
         },
       ),
   });
@@ -132,6 +133,6 @@ export function describeStartupError(err: unknown): string {
 }
 
 /** One MCP server over the bridge's service; each stdio connection or HTTP session gets its own. */
-export function mcpServerFor(bridge: Bridge) {
-  return createMcpServer({ service: bridge.service, version: BUILD_INFO.version });
+export function mcpServerFor(bridge: Bridge, waitHold?: WaitHold) {
+  return createMcpServer({ service: bridge.service, version: BUILD_INFO.version, waitHold });
 }

@@ -29,7 +29,8 @@ Environment:
   CODEX_BIN           (legacy CODEX_EXE)                the native codex executable (default: codex on PATH)`;
 
 const COMMANDS: Record<string, string> = {
-  serve: `codex-bridge serve [--http HOST:PORT] [--token-file FILE] [--allow-non-loopback] [--session-idle-seconds SECONDS] [--max-sessions COUNT] [--log-level LEVEL] [--log-file PATH]
+  serve: `codex-bridge serve [--http HOST:PORT] [--token-file FILE] [--allow-non-loopback] [--session-idle-seconds SECONDS] [--max-sessions COUNT]
+                    [--max-wait-seconds SECONDS] [--log-level LEVEL] [--log-file PATH]
 
 Runs the MCP server. Without --http it speaks MCP over stdin/stdout (for tunnel-client --mcp-command or any MCP
 client); diagnostics go to stderr. It exits within a second on stdin EOF, SIGTERM or a second SIGINT, stopping its
@@ -37,6 +38,8 @@ Codex app-server. With --http it serves Streamable HTTP at http://HOST:PORT/mcp;
 unless --allow-non-loopback is given; --token-file makes it require "Authorization: Bearer <file contents>".
 Every request but initialize needs the Mcp-Session-Id it returned; a session unused for --session-idle-seconds SECONDS
 (default 600) is closed, and at most --max-sessions COUNT (default 100) are open at once (more initializes get 503).
+Over HTTP a codex_wait holds up to --max-wait-seconds SECONDS (default 55, under ChatGPT's ~60 s tool-call limit);
+over stdio it holds 25 s by default, since tunnel-client serializes every conversation's calls on the one pipe.
 On stdio a line over 16 MiB is refused with a JSON-RPC error and discarded; the server keeps serving.
 ${LOG_FLAGS_HELP}`,
   doctor: `codex-bridge doctor [--json]

@@ -20,7 +20,12 @@ export interface HttpOptions {
   sessionIdleMs?: number;
   /** Live sessions at most (--max-sessions). Default DEFAULT_MAX_SESSIONS. */
   maxSessions?: number;
+  /** How long one codex_wait holds, and its default (--max-wait-seconds). Default DEFAULT_HTTP_WAIT_SECONDS. */
+  maxWaitSeconds?: number;
 }
+
+/** Under ChatGPT's ~60 s tool-call limit; HTTP requests are not serialized, so a wait may hold this long. */
+export const DEFAULT_HTTP_WAIT_SECONDS = 55;
 
 export class HttpArgError extends Error {}
 
@@ -47,7 +52,7 @@ export function parseHttpArgs(args: string[]): HttpOptions {
   let http: string | null = null;
   let tokenFile: string | null = null;
   let allowNonLoopback = false;
-  const limits: { sessionIdleMs?: number; maxSessions?: number } = {};
+  const limits: { sessionIdleMs?: number; maxSessions?: number; maxWaitSeconds?: number } = {};
   const positiveInt = (flag: string, v: string): number => {
     if (!/^\d+$/.test(v) || Number(v) < 1 || !Number.isSafeInteger(Number(v))) throw new HttpArgError(`${flag} expects a whole number of at least 1, got "${v}"`);
     return Number(v);
@@ -77,9 +82,13 @@ export function parseHttpArgs(args: string[]): HttpOptions {
       case "--max-sessions":
         limits.maxSessions = positiveInt(flag, value());
         break;
+      case "--max-wait-seconds":
+        limits.maxWaitSeconds = positiveInt(flag, value());
+        if (limits.maxWaitSeconds > 300) throw new HttpArgError(`--max-wait-seconds expects at most 300, got "${limits.maxWaitSeconds}"`);
+        break;
       default:
         throw new HttpArgError(
-          `unknown option "${a}" for serve --http (options: --http HOST:PORT, --token-file FILE, --allow-non-loopback, --session-idle-seconds SECONDS, --max-sessions COUNT)`,
+          `unknown option "${a}" for serve --http (options: --http HOST:PORT, --token-file FILE, --allow-non-loopback, --session-idle-seconds SECONDS, --max-sessions COUNT, --max-wait-seconds SECONDS)`,
         );
     }
   }

@@ -26,7 +26,7 @@ export async function runServe(platform: Platform, allArgs: string[]): Promise<n
   if (args.length > 0) {
     // Refused rather than ignored: a typo must not silently start a server with other settings than intended.
     const a = args[0]!;
-    const httpOnly = ["--token-file", "--allow-non-loopback", "--session-idle-seconds", "--max-sessions"].includes(a.split("=")[0]!);
+    const httpOnly = ["--token-file", "--allow-non-loopback", "--session-idle-seconds", "--max-sessions", "--max-wait-seconds"].includes(a.split("=")[0]!);
     const why = httpOnly ? `${a.split("=")[0]} only applies with --http HOST:PORT` : `unknown option ${a}`;
     logger.plain(`codex-bridge serve: ${why}; see codex-bridge serve --help`);
     return 2;

@@ -18,6 +18,18 @@ export interface AppServerOptions {
   requestTimeoutMs?: number;
   maxLineChars?: number;
   maxStderrChars?: number;
+  /** How long, and how many, timed-out mutating requests are remembered so a late answer can still be reported. */
+  lateRetentionMs?: number;
+  maxLateRequests?: number;
+}
+
+/** An answer that came after its mutating request had been declared UNKNOWN: evidence, never a cue to resend. */
+export interface LateResponse {
+  id: RpcId;
+  method: string;
+  params: unknown;
+  result?: unknown;
+  error?: { code: number; message: string };
 }
 
 export interface InitializeInfo {
@@ -54,6 +66,9 @@ export class AppServerClient {
   private child: ChildHandle | null = null;
   private nextId = 1;
   private readonly pending = new Map<RpcId, Pending>();
+  /** Timed-out mutating requests, oldest first: id -> what was asked and when it timed out. */
+  private readonly late = new Map<RpcId, { method: string; params: unknown; at: number }>();
+  private readonly lateListeners = new Set<(r: LateResponse) => void>();
   private stderrTail = "";
   private readonly stderrCounter = new StderrCounter();
   /** Called with the source of each ERROR line on stderr (for the bridge's log; the text stays here). */
@@ -77,6 +92,11 @@ export class AppServerClient {
   onServerRequest(cb: (r: ServerRequest) => void): () => void {
     this.requestListeners.add(cb);
     return () => this.requestListeners.delete(cb);
+  }
+
+  onLateResponse(cb: (r: LateResponse) => void): () => void {
+    this.lateListeners.add(cb);
+    return () => this.lateListeners.delete(cb);
   }
 
   onExit(cb: (e: ChildExit) => void): () => void {
@@ -135,7 +155,8 @@ export class AppServerClient {
     return new Promise<T>((resolve, reject) => {
       const timer = setTimeout(() => {
         this.pending.delete(id);
-        reject(mutating ? new UnknownOutcomeError(method, timeoutMs) : new RequestTimeoutError(method, timeoutMs));
+        if (mutating) this.rememberLate(id, method, params);
+        reject(mutating ? new UnknownOutcomeError(method, timeoutMs, id) : new RequestTimeoutError(method, timeoutMs));
       }, timeoutMs);
       this.pending.set(id, { method, mutating, resolve: resolve as (v: unknown) => void, reject, timer });
       child.write(JSON.stringify({ id, method, params }) + "\n").catch((err: unknown) => {
@@ -192,6 +213,24 @@ export class AppServerClient {
     return this.exit.signal ? `exited on ${this.exit.signal}` : `exited with code ${this.exit.code}`;
   }
 
+  private rememberLate(id: RpcId, method: string, params: unknown): void {
+    this.late.set(id, { method, params, at: Date.now() });
+    const max = this.opts.maxLateRequests ?? 64;
+    while (this.late.size > max) this.late.delete(this.late.keys().next().value!);
+  }
+
+  /** A late answer to a remembered request goes to the listeners once; anything older or unknown is dropped. */
+  private takeLate(id: RpcId): { method: string; params: unknown } | undefined {
+    const horizon = Date.now() - (this.opts.lateRetentionMs ?? 15 * 60_000);
+    for (const [k, v] of this.late) {
+      if (v.at >= horizon) break;
+      this.late.delete(k);
+    }
+    const hit = this.late.get(id);
+    this.late.delete(id);
+    return hit;
+  }
+
   private handleLine(line: string): void {
     let json: unknown;
     try {
@@ -210,7 +249,14 @@ export class AppServerClient {
       case "result":
       case "error": {
         const p = this.pending.get(msg.id);
-        if (!p) return; // late answer to a timed-out request: the outcome stays UNKNOWN as reported
+        if (!p) {
+          // A late answer to a timed-out mutating request: handed over as evidence; a read's late answer is dropped.
+          const late = this.takeLate(msg.id);
+          if (!late) return;
+          const r: LateResponse = { id: msg.id, ...late, ...(msg.type === "result" ? { result: msg.result } : { error: { code: msg.error.code, message: msg.error.message } }) };
+          for (const l of this.lateListeners) l(r);
+          return;
+        }
         clearTimeout(p.timer);
         this.pending.delete(msg.id);
         if (msg.type === "result") p.resolve(msg.result);
@@ -234,6 +280,7 @@ export class AppServerClient {
       p.reject(new ConnectionClosedError(p.method, this.exitDescription()));
     }
     this.pending.clear();
+    this.late.clear();
     for (const l of this.exitListeners) l(e);
   }
 }

@@ -17,7 +17,8 @@ export class RpcError extends Error {
  * so it must be reported as UNKNOWN and never retried automatically.
  */
 export class UnknownOutcomeError extends Error {
-  constructor(readonly method: string, readonly timeoutMs: number) {
+  /** The JSON-RPC id it went out with: a late answer carrying it is the first evidence of what happened. */
+  constructor(readonly method: string, readonly timeoutMs: number, readonly rpcId: number | string = -1) {
     super(`${method} was sent but not acknowledged within ${timeoutMs} ms: outcome UNKNOWN (it may have been accepted). Not retried.`);
   }
 }

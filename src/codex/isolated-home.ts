@@ -17,6 +17,10 @@ export interface IsolatedCodexHomeOptions {
   sandboxMode?: IsolatedSandboxMode;
   /** Make Codex treat the mock like OpenAI's own provider: a login is needed, and sent as a bearer token. */
   requiresOpenaiAuth?: boolean;
+  /** Extra `[features]` switches, e.g. the ones that make Codex ask permission or user-input questions. */
+  features?: Record<string, boolean>;
+  /** TOML appended as is (whole tables only), e.g. an `[mcp_servers.<name>]` a test starts. */
+  extraToml?: string;
 }
 
 export interface IsolatedCodexHome {
@@ -47,6 +51,8 @@ export function isolatedConfigToml(opts: Omit<IsolatedCodexHomeOptions, "dir">):
     `approval_policy = ${tomlString(approval)}`,
     `sandbox_mode = ${tomlString(sandbox)}`,
     "check_for_update_on_startup = false",
+    // Codex warns on every turn about switches still under development; a run that turns one on knows it.
+    ...(opts.features ? ["suppress_unstable_features_warning = true"] : []),
     "",
     "[analytics]",
     "enabled = false",
@@ -77,10 +83,12 @@ export function isolatedConfigToml(opts: Omit<IsolatedCodexHomeOptions, "dir">):
     "goals = false",
     "image_generation = false",
     "memories = false",
+    ...Object.entries(opts.features ?? {}).map(([k, v]) => `${k} = ${v}`),
     "",
     "[agents]",
     "enabled = false",
     "",
+    ...(opts.extraToml ? [opts.extraToml, ""] : []),
   ].join("\n");
 }
 

@@ -24,6 +24,7 @@ import {
   type Project,
 } from "./schema.ts";
 import { envNamesFile, resolveConfigPath, type ConfigSource } from "./location.ts";
+import { windowsCwdProblem } from "./windows-cwd.ts";
 
 const MAX_LISTED_ISSUES = 6;
 
@@ -54,6 +55,8 @@ export interface ParseConfigOptions {
   path: string;
   /** Unresolvable projects become errors instead of projectIssues. */
   strict?: boolean;
+  /** Check directories in Windows form (default: on Windows hosts). */
+  windows?: boolean;
 }
 
 export interface ParsedConfig {
@@ -132,11 +135,15 @@ function resolveConfig(input: ConfigInput, opts: ParseConfigOptions): ParsedConf
     ? [...userSensitive]
     : [...new Set([...DEFAULT_SENSITIVE_PATHS, ...userSensitive])];
 
+  const windows = opts.windows ?? process.platform === "win32";
+  const windowsProblem = (dir: string) => (windows ? windowsCwdProblem(dir) : null);
   let allowedRoots: string[] | undefined;
   if (input.allowed_roots) {
     allowedRoots = [];
     input.allowed_roots.forEach((root, i) => {
       const key = `allowed_roots[${i}]`;
+      const win = windowsProblem(root);
+      if (win) return problems.push(`${key} ${JSON.stringify(root)} ${win}`);
       if (!isAbsolute(root)) return problems.push(`${key} must be an absolute path (got ${JSON.stringify(root)})`);
       const dir = existingDirectory(resolve(root));
       if ("problem" in dir) return problems.push(`${key} ${dir.problem}`);
@@ -170,6 +177,11 @@ function resolveConfig(input: ConfigInput, opts: ParseConfigOptions): ParsedConf
         continue;
       }
       names.set(alias, id);
+    }
+    const win = windowsProblem(p.cwd);
+    if (win) {
+      problems.push(`${key}.cwd ${JSON.stringify(p.cwd)} ${win}`);
+      continue;
     }
     if (!isAbsolute(p.cwd)) {
       problems.push(`${key}.cwd must be an absolute path (got ${JSON.stringify(p.cwd)})`);

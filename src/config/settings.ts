@@ -39,6 +39,8 @@ export interface SupervisorSettings {
   relay: { enabled: boolean; max_result_bytes: number };
   /** How long a mutating request may go unacknowledged before it is UNKNOWN. */
   ackTimeoutMs: number;
+  /** How long a timed-out mutating request stays correlated to evidence (default 15 min). */
+  unknownTtlMs?: number;
   /** Longest codex_wait a caller may ask for. */
   maxWaitSeconds: number;
 }
@@ -61,11 +63,13 @@ export function supervisorSettings(config: LoadedConfig["config"], env: Record<s
   const profiles: Record<string, ProfileSpec> = {};
   for (const [id, p] of Object.entries(config.profiles)) profiles[id] = { ...p, id };
   const ack = Number(env.CODEX_BRIDGE_ACK_TIMEOUT_MS ?? "");
+  const ttl = Number(env.CODEX_BRIDGE_UNKNOWN_TTL_MS ?? "");
   return {
     projects,
     profiles,
     relay: config.relay,
     ackTimeoutMs: Number.isFinite(ack) && ack > 0 ? ack : 20_000,
+    ...(Number.isFinite(ttl) && ttl > 0 ? { unknownTtlMs: ttl } : {}),
     maxWaitSeconds: 300,
   };
 }

@@ -6,14 +6,15 @@ import { MUTATING, ok, READ_ONLY, wrap } from "./tool-result.ts";
 import { failureText } from "../views/evidence.ts";
 import { inputOf, listed, outputOf } from "./listing.ts";
 
-const CHECKPOINT_FIELD = z.string().max(2000);
+// Bounded by the domain, which names its limits per field and per record (the transport bounds the line).
+const CHECKPOINT_FIELD = z.string();
 
 export function registerAdminTools(server: McpServer, service: BridgeService): void {
   listed(server.registerTool(
     "codex_health",
     {
       title: "Bridge health",
-      description: "Config, projects, profiles, SQLite, Codex app-server, login, live models; the bridge's version, build fingerprint, PID, uptime.",
+      description: "Config, projects, SQLite, app-server, login, live models; bridge version, fingerprint, PID, uptime.",
       inputSchema: inputOf({}),
       outputSchema: outputOf({ healthy: z.boolean().optional() }),
       annotations: READ_ONLY,
@@ -44,10 +45,12 @@ export function registerAdminTools(server: McpServer, service: BridgeService): v
     "codex_threads",
     {
       title: "Native Codex threads",
-      description: "list: native Codex threads, also ones the bridge did not start; read: one thread's turns. Adopt one with codex_start thread_id.",
+      description: "list: native Codex threads (search, cwd: filters); read: a thread's status and turns, paged. Adopt one with codex_start thread_id.",
       inputSchema: inputOf({
         action: z.enum(["list", "read"]),
         thread_id: z.string().max(100).optional(),
+        search: z.string().max(200).optional(),
+        cwd: z.string().max(1000).optional(),
         cursor: z.string().max(200).optional(),
         limit: z.number().int().min(1).max(50).optional(),
       }),
@@ -56,11 +59,13 @@ export function registerAdminTools(server: McpServer, service: BridgeService): v
     },
     wrap(async (args) => {
       const r = await service.threads(args);
+      const more = r.next_cursor ? `\nnext_cursor ${r.next_cursor}` : "";
       if (r.action === "list") {
         const text = r.threads.map((t) => `${t.thread_id}${t.task_id ? ` (${t.task_id})` : ""} ${String(t.cwd ?? "")}: ${t.preview}`).join("\n");
-        return ok(text || "no threads", { threads: r.threads, next_cursor: r.next_cursor });
+        return ok((text || "no threads") + more + (r.note ? `\n${r.note}` : ""), { threads: r.threads, next_cursor: r.next_cursor, ...(r.note ? { note: r.note } : {}) });
       }
-      return ok(r.turns.map((t) => `${t.turn_id} ${String(t.status)}`).join("\n") || "no turns", { turns: r.turns, next_cursor: r.next_cursor });
+      const turns = r.turns.map((t) => `${t.turn_id} ${String(t.status)}${t.error ? `: ${t.error}` : ""}`).join("\n");
+      return ok(`thread ${r.thread_id} ${r.status}\n${turns || "no turns"}${more}`, { thread_id: r.thread_id, status: r.status, turns: r.turns, next_cursor: r.next_cursor });
     }),
   ));
 
@@ -68,13 +73,17 @@ export function registerAdminTools(server: McpServer, service: BridgeService): v
     "codex_checkpoint",
     {
       title: "Supervisory checkpoint",
-      description: "Read or update a task's short supervisory anchor: goal, constraints, state, next step.",
+      description:
+        "Read/update the short anchor of a task or native thread, in your own words (no copied prompts, output or answers). goal, constraints: set once.",
       inputSchema: inputOf({
         action: z.enum(["read", "update"]),
-        task_id: z.string().regex(/^t_[0-9a-f]{10}$/, "a task id from codex_start"),
+        task_id: z.string().regex(/^t_[0-9a-f]{10}$/, "a task id from codex_start").optional(),
+        thread_id: z.string().max(100).optional(),
         goal: CHECKPOINT_FIELD.optional(),
         constraints: CHECKPOINT_FIELD.optional(),
         state: CHECKPOINT_FIELD.optional(),
+        acceptance_status: CHECKPOINT_FIELD.optional(),
+        current_understanding: CHECKPOINT_FIELD.optional(),
         next_step: CHECKPOINT_FIELD.optional(),
       }),
       outputSchema: outputOf({ checkpoint: z.looseObject({}).optional() }),
@@ -82,9 +91,10 @@ export function registerAdminTools(server: McpServer, service: BridgeService): v
     },
     wrap(async (args) => {
       const r = service.checkpoint(args);
-      if (r.saved) return ok(`checkpoint of ${args.task_id} saved`, { checkpoint: r.checkpoint });
+      const of = r.anchor.task_id ?? r.anchor.thread_id;
+      if (r.saved) return ok(`checkpoint of ${of} saved`, { ...r.anchor, checkpoint: r.checkpoint });
       const text = Object.entries(r.checkpoint).map(([k, v]) => `${k}: ${String(v)}`).join("\n");
-      return ok(text || "no checkpoint yet", { checkpoint: r.checkpoint });
+      return ok(text || `no checkpoint of ${of} yet`, { ...r.anchor, checkpoint: r.checkpoint });
     }),
   ));
 
@@ -92,14 +102,14 @@ export function registerAdminTools(server: McpServer, service: BridgeService): v
     "codex_runtime",
     {
       title: "Managed app-server",
-      description: "Status of the managed Codex app-server, or restart it (refused while a task is active, a request pending or an outcome UNKNOWN).",
+      description: "Managed app-server status, or restart (refused while anything is active, pending, in flight or UNKNOWN).",
       inputSchema: inputOf({ action: z.enum(["status", "restart"]) }),
       outputSchema: outputOf({ state: z.string().optional() }),
       annotations: MUTATING,
     },
     wrap(async (args) => {
       const v = await service.runtime(args.action);
-      return ok(`app-server ${v.state} pid ${v.pid ?? "-"} · restarts ${v.restarts} · active ${v.active} · pending ${v.pending} · unknown ${v.unknown}`, { ...v });
+      return ok(`app-server ${v.state} pid ${v.pid ?? "-"} · generation ${v.generation} · restarts ${v.restarts} · active ${v.active} · pending ${v.pending} · unknown ${v.unknown} · in flight ${v.in_flight}`, { ...v });
     }),
   ));
 }

@@ -215,7 +215,7 @@ export function registerArtifactTools(server: McpServer, service: ArtifactAccess
     {
       title: "Read a project file",
       description:
-        "One project file: images/audio as native content, others as an embedded resource, plus a codex-artifact:// link. Large files: metadata only; read them by offset/length, at most chunk_bytes each.",
+        "One project file: image/audio natively, others as an embedded resource plus a codex-artifact:// link. Large files: read by offset/length (at most chunk_bytes).",
       inputSchema: inputOf(artifactInput),
       outputSchema: artifactListed,
       annotations: READ_ONLY,

@@ -1,11 +1,10 @@
 // The task tools (start, wait, status, send, respond, submit, result, inspect, cancel): parse, one service call, render.
 import type { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
 import { z } from "zod";
-import { PROMPT_MAX_CHARS, type BridgeService } from "../service/bridge-service.ts";
+import { MAX_WAIT_TASKS, PROMPT_MAX_CHARS, type BridgeService } from "../service/bridge-service.ts";
 import { failureText, renderResultText } from "../views/evidence.ts";
 import { INSPECT_KINDS } from "../views/inspect.ts";
-import type { WaitAnswer } from "../views/wait.ts";
-import { contextLine, NO_RELAY_NOTE, renderWait, taskLine, taskView } from "./render.ts";
+import { contextLine, NO_RELAY_NOTE, renderWait, requestLine, taskLine, taskView, unknownText, waitStructured } from "./render.ts";
 import { deliveryHooksFor, isAttached } from "./delivery.ts";
 import { MUTATING, ok, READ_ONLY, type ToolExtra, wrap } from "./tool-result.ts";
 import { inputOf, listed, outputOf } from "./listing.ts";
@@ -19,16 +18,13 @@ const id = z.string().regex(/^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$/, "a configured i
 const taskOut = outputOf({ task_id: z.string().optional(), state: z.string().optional() });
 const requestOut = outputOf({ request_id: z.string().optional(), state: z.string().optional() });
 
-/**
- * The typed half of a wait answer: command output and the task id (already in next_cursor) live only in the text,
- * so a client that shows both to the model does not pay for them twice.
- */
-function waitStructured(a: WaitAnswer): Record<string, unknown> {
-  const { task_id: _taskId, ...rest } = a;
-  return { ...rest, delta_summary: { ...a.delta_summary, commands: a.delta_summary.commands.map(({ output: _o, ...c }) => c) } };
+/** How long one codex_wait may hold on this transport: stdio's default is the profile's (25 s), HTTP's its maximum. */
+export interface WaitHold {
+  defaultSeconds: number;
+  maxSeconds: number;
 }
 
-export function registerTaskTools(server: McpServer, service: BridgeService): void {
+export function registerTaskTools(server: McpServer, service: BridgeService, hold?: WaitHold): void {
   const connectionKey = (extra: ToolExtra) => extra.sessionId ?? "stdio";
 
   listed(server.registerTool(
@@ -48,8 +44,8 @@ export function registerTaskTools(server: McpServer, service: BridgeService): vo
       annotations: MUTATING,
       _meta: TASK_CARD_META,
     },
-    wrap(async (args) => {
-      const t = await service.start(args);
+    wrap(async (args, extra) => {
+      const t = await service.start(args, connectionKey(extra));
       return ok(`${t.id} ${t.state} · project ${t.project_id}${t.unknown ? ` · UNKNOWN: ${t.unknown.method}` : ""}${t.failure ? `\n${failureText(t.failure)}` : ""}${!t.relay && t.thread_id ? `\n${NO_RELAY_NOTE}` : ""}\nnext: ${t.failure ? "codex_status" : `codex_wait ${t.id}`}`, taskView(t));
     }),
   ));
@@ -59,10 +55,11 @@ export function registerTaskTools(server: McpServer, service: BridgeService): vo
     {
       title: "Wait for task progress",
       description:
-        "Long-poll a task (default 25 s) for new messages, commands, file changes, requests and the turn's end. Call again until the turn ends, then codex_result. cursor: omit, or pass next_cursor.",
+        "Long-poll one task, several (task_ids) or all you started; returns at the first message, request, failure or turn end. Call until the turn ends, then codex_result.",
       inputSchema: inputOf({
-        task_id: taskId,
-        cursor: z.string().max(80).optional(),
+        task_id: taskId.optional(),
+        task_ids: z.array(taskId).min(1).max(MAX_WAIT_TASKS).optional(),
+        cursor: z.string().max(400).optional(),
         timeout_seconds: z.number().int().min(0).max(300).optional(),
         mode: z.enum(["auto", "supervision", "raw"]).optional(),
       }),
@@ -75,12 +72,13 @@ export function registerTaskTools(server: McpServer, service: BridgeService): vo
       const answer = await service.wait(args, {
         connectionKey: connectionKey(extra),
         signal: extra.signal,
+        hold,
         commitWhenDelivered: isAttached(server) && extra.requestId !== undefined ? (commit) => deliveryHooksFor(server).onDelivered(extra.requestId!, commit) : undefined,
         onProgress:
           token !== undefined && extra.sendNotification
-            ? (elapsed, total) => {
+            ? (elapsed, total, line) => {
                 void extra
-                  .sendNotification!({ method: "notifications/progress", params: { progressToken: token, progress: Math.round(elapsed / 1000), total: Math.round(total / 1000), message: "waiting for Codex" } })
+                  .sendNotification!({ method: "notifications/progress", params: { progressToken: token, progress: Math.round(elapsed / 1000), total: Math.round(total / 1000), message: line } })
                   .catch(() => {});
               }
             : undefined,
@@ -101,10 +99,11 @@ export function registerTaskTools(server: McpServer, service: BridgeService): vo
     },
     wrap(async (args) => {
       if (args.task_id) {
-        const { task: t, pending, context } = service.status(args.task_id);
-        const view = { ...taskView(t), ...(pending.length ? { pending } : {}), ...(context ? { context } : {}) };
+        const { task: t, pending, context, unknown } = await service.status(args.task_id);
+        const view = { ...taskView(t), ...(pending.length ? { pending } : {}), ...(context ? { context } : {}), ...(unknown ? { unknown } : {}) };
         const lines = [taskLine(t)];
-        if (pending.length) lines.push(`pending: ${pending.join(", ")}`);
+        if (unknown) lines.push(unknownText(unknown));
+        for (const r of pending) lines.push(`pending ${requestLine(r)}`);
         if (context) lines.push(`context: ${contextLine(context)}`);
         return ok(lines.join("\n"), view);
       }
@@ -118,8 +117,14 @@ export function registerTaskTools(server: McpServer, service: BridgeService): vo
     "codex_send",
     {
       title: "Steer or continue a task",
-      description: "Send a message: steers the active turn, or starts a new turn on the same thread (a recovery turn after connection_lost).",
-      inputSchema: inputOf({ task_id: taskId, message: z.string().min(1).max(PROMPT_MAX_CHARS), model: z.string().max(100).optional(), effort: z.string().max(40).optional() }),
+      description: "Steer the active turn, or start a new turn on the thread (recovery after connection_lost). model/effort/service_tier: new turns only.",
+      inputSchema: inputOf({
+        task_id: taskId,
+        message: z.string().min(1).max(PROMPT_MAX_CHARS),
+        model: z.string().max(100).optional(),
+        effort: z.string().max(40).optional(),
+        service_tier: z.string().max(40).optional(),
+      }),
       outputSchema: taskOut,
       annotations: MUTATING,
     },
@@ -134,7 +139,7 @@ export function registerTaskTools(server: McpServer, service: BridgeService): vo
     {
       title: "Answer a Codex request",
       description:
-        "Answer a pending approval, permission request, question or elicitation by request_id. action: one of the request's decisions. payload: {scope} for permissions, {answers:{id:answer}} for questions, {content} for elicitations.",
+        "Answer a pending request by request_id. action: one of its decisions. payload: {scope} permissions, {answers:{id:answer}} questions, {content} elicitations.",
       inputSchema: inputOf({
         task_id: taskId,
         request_id: requestId,
@@ -179,7 +184,7 @@ export function registerTaskTools(server: McpServer, service: BridgeService): vo
     "codex_result",
     {
       title: "Task result with evidence",
-      description: "After the turn ended: Codex's final message and evidence (commands with exit codes, file changes, diff stat, the bridge's own Git checks).",
+      description: "After the turn ended: Codex's final message and evidence (exit codes, file changes, diff stat, Git checks).",
       inputSchema: inputOf({ task_id: taskId }),
       outputSchema: outputOf({ state: z.string().optional(), final_message: z.string().optional() }),
       annotations: READ_ONLY,

@@ -1,6 +1,6 @@
 // The managed `codex app-server` child: started on first use, restarted on demand, its exit reported to the tasks.
 import type { Platform } from "../../platform/types.ts";
-import { AppServerClient, type InitializeInfo } from "../codex/client.ts";
+import { AppServerClient, type InitializeInfo, type LateResponse } from "../codex/client.ts";
 import { CodexMissingError } from "../codex/errors.ts";
 import { VERIFIED_CODEX_VERSIONS } from "../codex/protocol/verified.ts";
 import type { ServerNotification, ServerRequest } from "../codex/rpc-messages.ts";
@@ -22,6 +22,8 @@ export interface RuntimeHandlers {
   notification(client: AppServerClient, n: ServerNotification): void;
   request(client: AppServerClient, r: ServerRequest): void;
   exit(client: AppServerClient): void;
+  /** A late answer to a mutating request already reported UNKNOWN. */
+  late?(client: AppServerClient, r: LateResponse): void;
 }
 
 /**
@@ -68,6 +70,7 @@ export class CodexRuntime {
     client.onNotification((n) => this.handlers.notification(client, n));
     client.onServerRequest((r) => this.handlers.request(client, r));
     client.onStderrError = (source) => log("debug", "app_server_error_line", { pid: client.pid, source });
+    client.onLateResponse((r) => this.handlers.late?.(client, r));
     client.onExit((e) => {
       const diag = client.diagnostics();
       this.lastExit = { ...e, at: new Date().toISOString(), stderrTail: diag.stderrTail.slice(-2000) };

@@ -35,7 +35,7 @@ export async function listAllModels(client: AppServerClient): Promise<LiveModel[
 }
 
 /** Refuses a model, effort or service tier that this Codex does not offer, before any thread or turn is started. */
-export async function checkModelChoice(client: AppServerClient, model: string | null, effort: string | null, tier: string | null): Promise<void> {
+export async function checkModelChoice(client: AppServerClient, model: string | null, effort: string | null, tier: string | null, tierField = "profile"): Promise<void> {
   if (!model && !effort && !tier) return;
   const models = await listAllModels(client);
   const m = model ? models.find((x) => x.model === model || x.id === model) : undefined;
@@ -47,7 +47,7 @@ export async function checkModelChoice(client: AppServerClient, model: string | 
   }
   const tiers = m ? m.tiers : [...new Set(models.flatMap((x) => x.tiers))];
   if (tier && !tiers.includes(tier)) {
-    throw new BridgeError(`service tier "${tier}" is not offered ${m ? `by ${model}` : "by any model"}; use one of: ${tiers.join(", ") || "none (leave service_tier empty)"}`, "profile");
+    throw new BridgeError(`service tier "${tier}" is not offered ${m ? `by ${model}` : "by any model"}; use one of: ${tiers.join(", ") || "none (leave service_tier empty)"}`, tierField);
   }
 }
 

@@ -23,6 +23,9 @@ export interface HarnessOptions {
   sandboxType?: "read-only" | "workspace-write" | "danger-full-access";
   files?: Record<string, string>;
   extraConfig?: string;
+  /** Extra Codex `[features]` switches and TOML for the isolated CODEX_HOME (mock provider only). */
+  codexFeatures?: Record<string, boolean>;
+  codexExtraToml?: string;
   env?: Record<string, string | undefined>;
   /** Set in the bridge's own environment after the isolated one is built (what its Codex children may inherit). */
   bridgeEnv?: Record<string, string>;
@@ -82,7 +85,7 @@ export async function startHarness(platform: Platform, opts: HarnessOptions): Pr
       provider = await startMockProvider();
       const home = join(root, "codex-home");
       mkdirSync(home);
-      writeIsolatedCodexHome({ dir: home, providerBaseUrl: provider.baseUrl });
+      writeIsolatedCodexHome({ dir: home, providerBaseUrl: provider.baseUrl, features: opts.codexFeatures, extraToml: opts.codexExtraToml });
       env = isolatedCodexEnv(baseEnv, { codexHome: home });
     }
     Object.assign(env, opts.bridgeEnv);

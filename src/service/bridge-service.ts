@@ -6,22 +6,26 @@ import { resolveProject } from "../config/settings.ts";
 import type { RespondInput } from "../policy/decisions.ts";
 import type { HealthReport } from "../runtime/health.ts";
 import { modelPage, type ModelPage } from "../runtime/model-catalog.ts";
-import { listThreads, readThreadTurns } from "../runtime/threads.ts";
+import { listThreads, readThread, type ThreadListInput } from "../runtime/threads.ts";
+import { redactValue } from "../policy/redact.ts";
 import type { TaskRow } from "../store/rows.ts";
-import { checkpoint, type CheckpointInput } from "../tasks/checkpoint.ts";
+import { checkpoint, type CheckpointAnswer, type CheckpointInput } from "../tasks/checkpoint.ts";
 import type { ToolResultInput } from "../tasks/ledger.ts";
-import type { StartInput, Supervisor } from "../tasks/supervisor.ts";
+import type { SendInput, StartInput, Supervisor } from "../tasks/supervisor.ts";
 import { inspect, type InspectInput, type InspectPage } from "../views/inspect.ts";
 import { recentTasks, taskStatus, type TaskStatus } from "../views/task-status.ts";
 import { taskResult, type ResultAnswer } from "../views/task-result.ts";
 import { taskCard, type CardAnswer } from "../views/task-card.ts";
-import { waitForTask, type WaitAnswer, type WaitContext, type WaitInput } from "../views/wait.ts";
+import { waitForTasks, type WaitAnswer, type WaitContext, type WaitInput } from "../views/wait.ts";
+import { WaitGuard } from "../views/wait-guard.ts";
 
 // The types and limits the MCP layer renders and validates with, so it needs nothing behind the service.
 export type { TaskRow } from "../store/rows.ts";
 export type { HealthReport } from "../runtime/health.ts";
 export type { CardAnswer } from "../views/task-card.ts";
+export type { TaskStatus } from "../views/task-status.ts";
 export { PROMPT_MAX_CHARS } from "../tasks/supervisor.ts";
+export { MAX_WAIT_TASKS } from "../views/wait.ts";
 
 export interface ArtifactSettings {
   maxArtifactBytes: number;
@@ -37,10 +41,16 @@ export interface RuntimeStatus {
   active: number;
   pending: number;
   unknown: number;
+  /** Requests sent to the app-server and not yet answered. */
+  in_flight: number;
+  /** Managed restarts so far; a wait cursor from an earlier generation is reported lost. */
+  generation: number;
   last_exit?: unknown;
 }
 
 export class BridgeService {
+  private readonly waitGuard = new WaitGuard();
+
   constructor(
     private readonly sup: Supervisor,
     private readonly platform: Platform,
@@ -52,15 +62,18 @@ export class BridgeService {
     return this.healthReport();
   }
 
-  start(input: StartInput): Promise<TaskRow> {
-    return this.sup.start(input);
+  /** Starts a task; the connection that started it follows it (a wait without task ids covers it). */
+  async start(input: StartInput, connectionKey?: string): Promise<TaskRow> {
+    const t = await this.sup.start(input);
+    if (connectionKey !== undefined) this.sup.repo.cursors.follow(connectionKey, t.id);
+    return t;
   }
 
   wait(input: WaitInput, ctx: WaitContext): Promise<WaitAnswer> {
-    return waitForTask(this.sup, input, ctx);
+    return waitForTasks(this.sup, this.waitGuard, input, ctx);
   }
 
-  status(taskId: string): TaskStatus {
+  status(taskId: string): Promise<TaskStatus> {
     return taskStatus(this.sup, taskId);
   }
 
@@ -68,7 +81,7 @@ export class BridgeService {
     return recentTasks(this.sup);
   }
 
-  send(input: { task_id: string; message: string; model?: string; effort?: string }) {
+  send(input: SendInput) {
     return this.sup.send(input);
   }
 
@@ -108,30 +121,45 @@ export class BridgeService {
     return modelPage(await this.sup.runtime.ensure(), input);
   }
 
-  async threads(input: { action: "list" | "read"; thread_id?: string; cursor?: string; limit?: number }) {
+  /** Native threads; previews and turn errors come from Codex, so they are redacted like everything else returned. */
+  async threads(input: ThreadListInput & { action: "list" | "read"; thread_id?: string }) {
     const client = await this.sup.runtime.ensure();
-    if (input.action === "list") return { action: "list" as const, ...(await listThreads(client, input, (id) => this.sup.repo.taskByThread(id)?.id)) };
+    if (input.action === "list") {
+      const page = await listThreads(client, input, (id) => this.sup.repo.taskByThread(id)?.id);
+      return { action: "list" as const, ...(redactValue(page) as typeof page) };
+    }
     if (!input.thread_id) throw new BridgeError("thread_id is required for action read; codex_threads action=list shows them", "thread_id");
-    return { action: "read" as const, ...(await readThreadTurns(client, { thread_id: input.thread_id, cursor: input.cursor })) };
+    if (input.search || input.cwd) throw new BridgeError("search and cwd filter action list only; drop them for action read", input.search ? "search" : "cwd");
+    const page = await readThread(client, { thread_id: input.thread_id, cursor: input.cursor, limit: input.limit });
+    return { action: "read" as const, ...(redactValue(page) as typeof page) };
   }
 
-  checkpoint(input: CheckpointInput) {
-    this.sup.task(input.task_id);
+  checkpoint(input: CheckpointInput): CheckpointAnswer {
     return checkpoint(this.sup.repo, input);
   }
 
   /** Status of the managed app-server; a restart is refused while anything could be lost by it. */
   async runtime(action: "status" | "restart"): Promise<RuntimeStatus> {
-    const counts = this.sup.activeCounts();
+    const counts = { ...this.sup.activeCounts(), in_flight: this.sup.runtimes.all().reduce((n, slot) => n + (slot.runtime.current?.diagnostics().pendingRequests ?? 0), 0) };
     const runtime = this.sup.runtime;
     if (action === "restart") {
-      if (counts.active || counts.pending || counts.unknown) {
-        throw new BridgeError(`restart refused: ${counts.active} active task(s), ${counts.pending} open request(s), ${counts.unknown} UNKNOWN outcome(s); wait, cancel or settle them first`, "action");
+      if (counts.active || counts.pending || counts.unknown || counts.in_flight) {
+        const unknown = this.sup.repo.tasksWithUnknown().map((t) => `${t.id} ${t.unknown!.method}`);
+        const way = unknown.length
+          ? ` UNKNOWN: ${unknown.join(", ")}; codex_status <task> reads the thread and settles one Codex shows ended, codex_cancel <task> stops or gives it up (nothing is resent).`
+          : "";
+        throw new BridgeError(`restart refused: ${counts.active} active task(s), ${counts.pending} open request(s), ${counts.unknown} UNKNOWN outcome(s), ${counts.in_flight} request(s) in flight to the app-server; wait, cancel or settle them first.${way}`, "action");
       }
-      await this.sup.runtimes.restart();
+      try {
+        await this.sup.runtimes.restart();
+      } finally {
+        // The old child is gone even when the new one fails to start: its generation is over either way.
+        this.sup.repo.cursors.beginGeneration();
+      }
     }
     const info = runtime.info();
-    return { state: info.state, pid: info.pid, restarts: info.restarts, uptime_s: info.uptimeMs === null ? null : Math.round(info.uptimeMs / 1000), ...counts, ...(runtime.lastExit ? { last_exit: runtime.lastExit } : {}) };
+    const generation = this.sup.repo.cursors.generation();
+    return { state: info.state, pid: info.pid, restarts: info.restarts, uptime_s: info.uptimeMs === null ? null : Math.round(info.uptimeMs / 1000), ...counts, generation, ...(runtime.lastExit ? { last_exit: runtime.lastExit } : {}) };
   }
 
   /** A project named by id or alias, as the artifact tools need it: its directory and whether hard links are served. */

@@ -96,4 +96,35 @@ CREATE TABLE checkpoints (
     name: "who answered each interaction",
     sql: `ALTER TABLE interactions ADD COLUMN answered_by TEXT;`,
   },
+  {
+    version: 4,
+    name: "app-server generations: cursors from before a managed restart are reported lost",
+    sql: `
+CREATE TABLE runtime_generations (
+  generation INTEGER PRIMARY KEY,
+  started_at TEXT NOT NULL,
+  first_event_rowid INTEGER NOT NULL
+);
+ALTER TABLE cursors ADD COLUMN generation INTEGER NOT NULL DEFAULT 0;
+`,
+  },
+  {
+    version: 5,
+    name: "checkpoints keyed by native thread or task",
+    // One record per anchor: "thread:<id>" when the task has a native thread (or none is owned), else "task:<id>".
+    // Where two tasks shared a thread, the newest record is kept.
+    sql: `
+CREATE TABLE supervisory_checkpoints (
+  anchor TEXT PRIMARY KEY,
+  task_id TEXT,
+  data TEXT NOT NULL,
+  updated_at TEXT NOT NULL
+);
+INSERT OR IGNORE INTO supervisory_checkpoints (anchor, task_id, data, updated_at)
+  SELECT CASE WHEN t.thread_id IS NOT NULL THEN 'thread:' || t.thread_id ELSE 'task:' || c.task_id END, c.task_id, c.data, c.updated_at
+  FROM checkpoints c LEFT JOIN tasks t ON t.id = c.task_id
+  ORDER BY c.updated_at DESC;
+DROP TABLE checkpoints;
+`,
+  },
 ];

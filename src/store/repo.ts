@@ -1,4 +1,5 @@
-// Every query on the state database: tasks, events, interactions, items, cursors, context and checkpoints.
+// Every query on the state database: tasks, events, interactions, items, context and checkpoints (cursors and
+// generations in cursors.ts).
 import type { Database, Row, SqlValue } from "../../platform/types.ts";
 import type {
   EventRow,
@@ -9,6 +10,7 @@ import type {
   TaskRow,
   TaskState,
 } from "./rows.ts";
+import { CursorStore } from "./cursors.ts";
 
 const now = () => new Date().toISOString();
 const str = (v: SqlValue | undefined): string | null => (v === null || v === undefined ? null : String(v));
@@ -107,7 +109,11 @@ export interface NewEvent {
 
 /** All SQL the supervisor needs, in one place. Every write that matters happens before it is acknowledged. */
 export class Repo {
-  constructor(readonly db: Database) {}
+  readonly cursors: CursorStore;
+
+  constructor(readonly db: Database) {
+    this.cursors = new CursorStore(db);
+  }
 
   tx<T>(fn: () => T): T {
     return this.db.transaction(fn);
@@ -148,6 +154,26 @@ export class Repo {
   tasksInStates(states: TaskState[]): TaskRow[] {
     const marks = states.map(() => "?").join(",");
     return this.db.prepare(`SELECT * FROM tasks WHERE state IN (${marks})`).all(...states).map(toTask);
+  }
+
+  /** Tasks with a timed-out mutating request not yet resolved by evidence. */
+  tasksWithUnknown(): TaskRow[] {
+    return this.db.prepare(`SELECT * FROM tasks WHERE unknown_json IS NOT NULL`).all().map(toTask);
+  }
+
+  /** The turn ids seen on a task's events, most recent last (at most `limit`). */
+  turnIds(taskId: string, limit = 1000): string[] {
+    return this.db
+      .prepare(`SELECT turn_id, MAX(seq) AS last FROM events WHERE task_id = ? AND turn_id IS NOT NULL GROUP BY turn_id ORDER BY last DESC LIMIT ?`)
+      .all(taskId, limit)
+      .map((r) => String(r.turn_id))
+      .reverse();
+  }
+
+  /** Another task whose current turn is this one, if any. */
+  taskByTurn(turnId: string): TaskRow | undefined {
+    const r = this.db.prepare(`SELECT * FROM tasks WHERE turn_id = ? LIMIT 1`).get(turnId);
+    return r ? toTask(r) : undefined;
   }
 
   updateTask(
@@ -310,20 +336,6 @@ export class Repo {
     this.db.prepare(`UPDATE interactions SET ${cols.join(", ")} WHERE id = ?`).run(...vals, id);
   }
 
-  cursor(connectionKey: string, taskId: string): number | undefined {
-    const r = this.db.prepare(`SELECT seq FROM cursors WHERE connection_key = ? AND task_id = ?`).get(connectionKey, taskId);
-    return r ? num(r.seq) : undefined;
-  }
-
-  setCursor(connectionKey: string, taskId: string, seq: number): void {
-    this.db
-      .prepare(
-        `INSERT INTO cursors (connection_key, task_id, seq) VALUES (?, ?, ?)
-         ON CONFLICT(connection_key, task_id) DO UPDATE SET seq = excluded.seq`,
-      )
-      .run(connectionKey, taskId, seq);
-  }
-
   setContext(taskId: string, ctx: Record<string, unknown>): void {
     this.db.prepare(`UPDATE tasks SET context_json = ? WHERE id = ?`).run(JSON.stringify(ctx), taskId);
   }
@@ -333,17 +345,17 @@ export class Repo {
     return r && r.context_json ? json(r.context_json, undefined) : undefined;
   }
 
-  checkpoint(taskId: string): Record<string, unknown> | undefined {
-    const r = this.db.prepare(`SELECT data FROM checkpoints WHERE task_id = ?`).get(taskId);
+  checkpoint(anchor: string): Record<string, unknown> | undefined {
+    const r = this.db.prepare(`SELECT data FROM supervisory_checkpoints WHERE anchor = ?`).get(anchor);
     return r ? json(r.data, {}) : undefined;
   }
 
-  setCheckpoint(taskId: string, data: Record<string, unknown>): void {
+  setCheckpoint(anchor: string, taskId: string | null, data: Record<string, unknown>): void {
     this.db
       .prepare(
-        `INSERT INTO checkpoints (task_id, data, updated_at) VALUES (?, ?, ?)
-         ON CONFLICT(task_id) DO UPDATE SET data = excluded.data, updated_at = excluded.updated_at`,
+        `INSERT INTO supervisory_checkpoints (anchor, task_id, data, updated_at) VALUES (?, ?, ?, ?)
+         ON CONFLICT(anchor) DO UPDATE SET task_id = COALESCE(excluded.task_id, task_id), data = excluded.data, updated_at = excluded.updated_at`,
       )
-      .run(taskId, JSON.stringify(data), now());
+      .run(anchor, taskId, JSON.stringify(data), now());
   }
 }

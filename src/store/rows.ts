@@ -74,10 +74,26 @@ export interface Failure {
   retryable: boolean;
 }
 
+/**
+ * A mutating request whose acknowledgement timed out, kept with what correlates it to Codex's own evidence: the
+ * JSON-RPC id it went out with on which connection, its thread, and its turn once known. Cleared only on evidence.
+ */
 export interface UnknownOutcome {
   method: string;
   at: string;
   detail: string;
+  rpc_id?: number | string;
+  connection_id?: string;
+  thread_id?: string | null;
+  turn_id?: string | null;
+  /** When the request was written: only a thread/read started later can speak for it. */
+  sent_at?: string;
+  /** After this, evidence no longer resolves it (it stays UNKNOWN). */
+  expires_at?: string;
+  /** Turns the bridge knew on the thread before a turn/start: any other turn is a candidate for it. */
+  known_turns?: string[];
+  /** A turn/completed for the correlated turn, seen while it was unresolved. */
+  terminal?: { turn_id: string; status: string };
 }
 
 export interface EventRow {

@@ -32,10 +32,10 @@ const CATALOG: Record<FailureCode, { sentence: string; retryable: boolean }> = {
   unknown: { sentence: "The turn failed for a reason the bridge cannot classify; codex_inspect kind=warnings shows Codex's own message.", retryable: false },
 };
 
-/** The failure object for a code, optionally with a sentence that says more than the catalog's. */
-export function failure(code: FailureCode, sentence?: string): Failure {
+/** The failure object for a code, optionally with a sentence (and a retry verdict) that says more than the catalog's. */
+export function failure(code: FailureCode, sentence?: string, retryable?: boolean): Failure {
   const c = CATALOG[code];
-  return { code, sentence: sentence ?? c.sentence, retryable: c.retryable };
+  return { code, sentence: sentence ?? c.sentence, retryable: retryable ?? c.retryable };
 }
 
 // codexErrorInfo's variants (CODEX_ERROR_VARIANTS, checked against the schema) → codes; "other" falls through to the

@@ -43,7 +43,8 @@ export class EventIntake {
       const item = (params.item ?? {}) as Record<string, unknown>;
       if (item.type === "dynamicToolCall" && typeof item.id === "string") this.ledger.resolveToolCall(taskId, item.id);
     }
-    if (res.turnStarted) {
+    // A task whose turn/start is UNKNOWN learns its turn only from evidence (unknown-outcomes), not from any turn/started.
+    if (res.turnStarted && repo.task(taskId)?.state !== "unknown") {
       events.flush(taskId);
       repo.updateTask(taskId, { turn_id: res.turnStarted });
     }
@@ -154,8 +155,10 @@ export class EventIntake {
   private completeTurn(taskId: string, c: NonNullable<ReturnType<TaskIngest["handle"]>["turnCompleted"]>): void {
     const { repo, events } = this.ctx;
     const live = events.state(taskId);
-    const status: TaskState = c.status === "completed" ? "completed" : c.status === "interrupted" ? "interrupted" : "failed";
-    const why = turnFailure(status, c.error, live.stopReason);
+    const ended: TaskState = c.status === "completed" ? "completed" : c.status === "interrupted" ? "interrupted" : "failed";
+    // While a turn/start is UNKNOWN the task stays so: only evidence for exactly its turn settles it (unknown-outcomes).
+    const status: TaskState = repo.task(taskId)?.state === "unknown" ? "unknown" : ended;
+    const why = turnFailure(ended, c.error, live.stopReason);
     repo.tx(() => {
       events.flushInside(taskId);
       repo.updateTask(taskId, { state: status, final_message: c.finalText, failure: why });
@@ -164,7 +167,7 @@ export class EventIntake {
         repo.updateInteraction(i.id, { state: "stale", note: `the turn ended (${c.status}) before it was answered` });
       }
     });
-    if (why) this.ctx.log(status === "failed" ? "error" : "warn", `turn_${status}`, { task: taskId, turn: c.turnId, code: why.code });
+    if (why) this.ctx.log(ended === "failed" ? "error" : "warn", `turn_${ended}`, { task: taskId, turn: c.turnId, code: why.code });
     else this.ctx.log("info", "turn_completed", { task: taskId, turn: c.turnId });
     events.wake(taskId);
   }

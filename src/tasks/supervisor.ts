@@ -1,9 +1,9 @@
 // The task domain's entry point: start, steer, continue and cancel tasks, answer their requests, and recover after
 // a restart. It knows nothing of MCP; the intake and the ledger do the event and answer work it delegates.
-import type { AppServerClient } from "../codex/client.ts";
+import type { AppServerClient, LateResponse } from "../codex/client.ts";
 import { ConnectionClosedError, RpcError, UnknownOutcomeError } from "../codex/errors.ts";
-import { backgroundTerminalsList, backgroundTerminalTerminate, threadResume, threadStart, type ThreadStartResult } from "../codex/protocol/thread.ts";
-import { TURN_INTERRUPT, TURN_STEER, textInput, turnInterrupt, turnStart, turnSteer } from "../codex/protocol/turn.ts";
+import { THREAD_SETTINGS_UPDATED, threadResume, threadStart } from "../codex/protocol/thread.ts";
+import { textInput, turnStart, turnSteer } from "../codex/protocol/turn.ts";
 import type { ServerNotification, ServerRequest } from "../codex/rpc-messages.ts";
 import type { Repo } from "../store/repo.ts";
 import { BridgeError } from "../bridge-error.ts";
@@ -22,6 +22,10 @@ import { EventIntake } from "./intake.ts";
 import { failure, startFailure } from "./failure.ts";
 import { silentLog, type EventLog } from "../log.ts";
 import { InteractionLedger, type ToolResultInput } from "./ledger.ts";
+import { refuseOverridesWhileSteering, ThreadSettingsLog, turnLayer, withLateReport, type TurnLayer, type TurnOverrides, type TurnSettings } from "./turn-settings.ts";
+import { nativeContext, sandboxPolicy } from "./turn-params.ts";
+import { UnknownOutcomes } from "./unknown-outcomes.ts";
+import { cancelTask, type CancelAnswer } from "./cancel.ts";
 
 export const PROMPT_MAX_CHARS = 100_000;
 
@@ -34,6 +38,8 @@ export interface StartInput {
   thread_id?: string;
 }
 
+export type SendInput = { task_id: string; message: string } & TurnOverrides;
+
 /**
  * The domain: tasks, turns, events, interactions. It knows nothing of MCP; the MCP layer calls these methods and
  * renders what they return.
@@ -43,6 +49,9 @@ export class Supervisor {
   private readonly events: TaskEvents;
   private readonly ledger: InteractionLedger;
   private readonly intake: EventIntake;
+  private readonly turnSettings = new ThreadSettingsLog();
+  private readonly unknowns: UnknownOutcomes;
+  private readonly ctx: TaskContext;
   readonly startedAt = Date.now();
 
   constructor(
@@ -53,8 +62,10 @@ export class Supervisor {
   ) {
     this.events = new TaskEvents(repo);
     const ctx: TaskContext = { repo, runtimes, settings, events: this.events, threadTask: this.threadTask, log };
+    this.ctx = ctx;
     this.ledger = new InteractionLedger(ctx);
     this.intake = new EventIntake(ctx, this.ledger);
+    this.unknowns = new UnknownOutcomes(ctx, settings.unknownTtlMs);
   }
 
   /** After a bridge restart nothing of the old connection survives: settle what was in flight, keep every record. */
@@ -78,6 +89,8 @@ export class Supervisor {
       }
     });
     for (const t of this.repo.recentTasks(200)) if (t.thread_id) this.threadTask.set(t.thread_id, t.id);
+    // The app-server that held an UNKNOWN request exited with the old bridge: the request can no longer take effect.
+    this.unknowns.onExit(null);
     return { lost, stale, uncertain };
   }
 
@@ -87,7 +100,23 @@ export class Supervisor {
   }
 
   onNotification(client: AppServerClient, n: ServerNotification): void {
+    const report = this.turnSettings.observe(n);
+    if (report) this.lateSettingsReport(report.threadId, report.settings);
     this.intake.onNotification(client, n);
+    this.unknowns.onNotification(n);
+  }
+
+  private lateSettingsReport(threadId: string, settings: TurnSettings): void {
+    const taskId = this.threadTask.get(threadId);
+    const task = taskId ? this.repo.task(taskId) : undefined;
+    const ctx = task ? this.repo.context(task.id) : undefined;
+    const layer = ctx?.turn as TurnLayer | undefined;
+    if (!task || !layer || layer.turn_id !== task.turn_id || SETTLED_STATES.has(task.state) || layer.reported_by === THREAD_SETTINGS_UPDATED) return;
+    this.repo.setContext(task.id, { ...ctx, turn: withLateReport(layer, settings) });
+  }
+
+  onLateResponse(client: AppServerClient, r: LateResponse): void {
+    this.unknowns.onLate(client.connectionId, r);
   }
 
   onServerRequest(client: AppServerClient, r: ServerRequest): void {
@@ -96,6 +125,7 @@ export class Supervisor {
 
   onExit(client: AppServerClient): void {
     this.intake.onExit(client);
+    this.unknowns.onExit(client.connectionId);
   }
 
   // ---------------------------------------------------------------- tools
@@ -153,7 +183,7 @@ export class Supervisor {
     try {
       let threadId: string;
       if (input.thread_id) {
-        await threadResume(client, { threadId: input.thread_id, excludeTurns: true, cwd: project.cwd });
+        await threadResume(client, { threadId: input.thread_id, excludeTurns: true, cwd: project.cwd }, { timeoutMs: this.settings.ackTimeoutMs });
         threadId = input.thread_id;
       } else {
         const res = await threadStart(client, {
@@ -174,9 +204,9 @@ export class Supervisor {
       this.threadTask.set(threadId, task.id);
       this.repo.updateTask(task.id, { thread_id: threadId });
       this.events.state(task.id);
-      await this.startTurn(client, task.id, input.prompt, profile, project, model, effort);
+      await this.startTurn(client, task.id, input.prompt, profile, project, { model, effort, service_tier: null });
     } catch (err) {
-      this.failStart(task.id, err);
+      this.failStart(task.id, err, input.thread_id ?? null);
     }
     return this.repo.task(task.id)!;
   }
@@ -187,11 +217,10 @@ export class Supervisor {
     return first;
   }
 
-  private failStart(taskId: string, err: unknown): void {
+  private failStart(taskId: string, err: unknown, threadId: string | null = null): void {
     const t = this.repo.task(taskId)!;
     if (err instanceof UnknownOutcomeError) {
-      this.repo.updateTask(taskId, { state: "unknown", unknown: { method: err.method, at: new Date().toISOString(), detail: err.message } });
-      this.events.appendNow(taskId, [{ turn_id: t.turn_id, kind: "unknown", data: { method: err.method, detail: err.message } }]);
+      this.recordUnknown(t, err, true, t.thread_id ?? threadId);
       this.log("warn", "outcome_unknown", { task: taskId, method: err.method });
       return;
     }
@@ -207,18 +236,21 @@ export class Supervisor {
     this.events.appendNow(taskId, [{ turn_id: t.turn_id, kind: "turn_completed", data: { status: "failed", error: redactText(message) } }]);
   }
 
-  private async startTurn(client: AppServerClient, taskId: string, text: string, profile: ProfileSpec, project: ProjectSpec, model: string | null, effort: string | null): Promise<void> {
+  private async startTurn(client: AppServerClient, taskId: string, text: string, profile: ProfileSpec, project: ProjectSpec, asked: TurnSettings): Promise<void> {
     const t = this.repo.task(taskId)!;
     const params = {
       threadId: t.thread_id,
       input: textInput(text),
       approvalPolicy: profile.approval_policy,
       sandboxPolicy: sandboxPolicy(profile, project),
-      ...(model ? { model } : {}),
-      ...(effort ? { effort } : {}),
+      ...(asked.model ? { model: asked.model } : {}),
+      ...(asked.effort ? { effort: asked.effort } : {}),
+      ...(asked.service_tier ? { serviceTier: asked.service_tier } : {}),
     };
     this.repo.updateTask(taskId, { state: "starting", connection_id: client.connectionId, failure: null, final_message: null, unknown: null });
+    const mark = this.turnSettings.mark();
     const res = await turnStart(client, params, { timeoutMs: this.settings.ackTimeoutMs });
+    this.repo.setContext(taskId, { ...this.repo.context(taskId), turn: turnLayer(res.turn.id, asked, this.turnSettings.reportedSince(t.thread_id!, mark)) });
     const cur = this.repo.task(taskId)!;
     const patch: Parameters<Repo["updateTask"]>[1] = { turn_id: res.turn.id, turn_count: cur.turn_count + 1 };
     if (cur.state === "starting") patch.state = "running";
@@ -226,27 +258,41 @@ export class Supervisor {
     this.events.state(taskId).ingest.setTurn(res.turn.id);
   }
 
-  async send(input: { task_id: string; message: string; model?: string; effort?: string }): Promise<{ task: TaskRow; action: "steered" | "new_turn" | "recovery_turn" }> {
+  private recordUnknown(t: TaskRow, err: UnknownOutcomeError, taskUnknown: boolean, threadId = t.thread_id): void {
+    const sentAt = new Date(Date.now() - err.timeoutMs).toISOString();
+    this.unknowns.record(t.id, err, { connectionId: t.connection_id ?? "", threadId, turnId: taskUnknown ? null : t.turn_id, sentAt, taskUnknown });
+  }
+
+  async send(input: SendInput): Promise<{ task: TaskRow; action: "steered" | "new_turn" | "recovery_turn" }> {
     const task = this.task(input.task_id);
     if (!input.message.trim()) throw new BridgeError("message is empty; say what Codex should do", "message");
     if (input.message.length > PROMPT_MAX_CHARS) throw new BridgeError(`message is ${input.message.length} characters; at most ${PROMPT_MAX_CHARS}`, "message");
     if (!task.thread_id) throw new BridgeError("this task never got a Codex thread; start a new task with codex_start", "task_id");
-    if (task.state === "unknown") {
-      throw new BridgeError(`the last ${task.unknown?.method ?? "request"} of this task has an UNKNOWN outcome (it may have been accepted); check codex_status and codex_threads before sending more`, "task_id");
+    if (task.unknown || task.state === "unknown") {
+      throw new BridgeError(
+        `the last ${task.unknown?.method ?? "request"} of this task has an UNKNOWN outcome (it may have been accepted) and is never resent, so nothing was sent. ` +
+          `Run codex_status ${task.id}: it reads the thread and settles it when Codex shows the turn ended; then send again. If it cannot be settled, codex_cancel ${task.id} gives it up`,
+        "task_id",
+      );
     }
     const profile = this.profile(task.profile_id);
     const project = this.project(task.project_id);
     const runtime = this.runtimes.forProfile(profile.id);
     const client = await runtime.ensure();
     const active = !SETTLED_STATES.has(task.state) && task.connection_id === client.connectionId && task.turn_id;
+    if (active) refuseOverridesWhileSteering(input, task.turn_id!);
+    const model = input.model ?? task.model;
+    const effort = input.effort ?? task.effort;
+    // Checked against the live catalog exactly as codex_start checks, before anything is sent.
+    if (input.model || input.effort || input.service_tier) await checkModelChoice(client, model, effort, input.service_tier ?? null, "service_tier");
     if (active) {
       try {
         await turnSteer(client, { threadId: task.thread_id, expectedTurnId: task.turn_id!, input: textInput(input.message) }, { timeoutMs: this.settings.ackTimeoutMs });
         return { task: this.repo.task(task.id)!, action: "steered" };
       } catch (err) {
         if (err instanceof UnknownOutcomeError) {
-          this.events.appendNow(task.id, [{ turn_id: task.turn_id, kind: "unknown", data: { method: TURN_STEER, detail: err.message } }]);
-          throw new BridgeError(err.message);
+          this.recordUnknown(task, err, false);
+          throw new BridgeError(`${err.message} It settles when the turn ends; codex_status shows it`);
         }
         if (!(err instanceof RpcError) || !/no active turn/.test(err.message)) throw err;
         // The turn ended between our check and the steer: fall through to a new turn.
@@ -254,9 +300,11 @@ export class Supervisor {
     }
     const recovering = task.state === "connection_lost";
     if (!runtime.loadedThreads.has(task.thread_id)) {
+      const connectionId = client.connectionId;
       await threadResume(client, { threadId: task.thread_id, excludeTurns: true }, { timeoutMs: this.settings.ackTimeoutMs }).catch((err: unknown) => {
-        if (err instanceof UnknownOutcomeError) throw new BridgeError(`thread/resume outcome UNKNOWN; not retried. ${err.message}`);
-        throw err;
+        if (!(err instanceof UnknownOutcomeError)) throw err;
+        this.recordUnknown({ ...task, connection_id: connectionId }, err, false);
+        throw new BridgeError(`${err.message} codex_status ${task.id} checks whether the thread was resumed`);
       });
       runtime.loadedThreads.add(task.thread_id);
     }
@@ -264,56 +312,23 @@ export class Supervisor {
     this.events.forget(task.id);
     this.events.state(task.id);
     try {
-      await this.startTurn(client, task.id, input.message, profile, project, input.model ?? task.model, input.effort ?? task.effort);
+      await this.startTurn(client, task.id, input.message, profile, project, { model, effort, service_tier: input.service_tier ?? null });
+      // Codex keeps an override for later turns too; so does the task, so a later turn does not undo it.
+      if (input.model || input.effort) this.repo.updateTask(task.id, { model, effort });
     } catch (err) {
       this.failStart(task.id, err);
     }
     return { task: this.repo.task(task.id)!, action: recovering ? "recovery_turn" : "new_turn" };
   }
 
-  async cancel(input: { task_id: string; reason?: string }, waitMs = 10_000): Promise<{ task: TaskRow; terminated: number; note: string }> {
-    const task = this.task(input.task_id);
-    if (SETTLED_STATES.has(task.state)) return { task, terminated: 0, note: `already ${task.state}; nothing to cancel` };
-    const client = this.runtimes.clientFor(task.connection_id);
-    if (!client || !task.thread_id || !task.turn_id) {
-      return { task, terminated: 0, note: "the turn is not on the live connection; nothing was sent" };
-    }
-    if (input.reason) this.events.appendNow(task.id, [{ turn_id: task.turn_id, kind: "cancel_requested", data: { reason: redactText(input.reason) } }]);
-    const done = this.events.waitForSettled(task.id, waitMs);
-    this.events.state(task.id).stopReason ??= "interrupted_by_supervisor";
-    const interrupt = () => turnInterrupt(client, { threadId: task.thread_id!, turnId: task.turn_id! }, { timeoutMs: this.settings.ackTimeoutMs });
-    try {
-      try {
-        await interrupt();
-      } catch (err) {
-        // Right after turn/start Codex may not count the turn as active yet; a refused request was not applied, so one retry is safe.
-        if (!(err instanceof RpcError) || !/no active turn/.test(err.message)) throw err;
-        await new Promise((r) => setTimeout(r, 300));
-        if (SETTLED_STATES.has(this.repo.task(task.id)!.state)) return { task: this.repo.task(task.id)!, terminated: 0, note: "the turn had already ended" };
-        await interrupt();
-      }
-    } catch (err) {
-      if (err instanceof UnknownOutcomeError) {
-        this.events.appendNow(task.id, [{ turn_id: task.turn_id, kind: "unknown", data: { method: TURN_INTERRUPT, detail: err.message } }]);
-        return { task: this.repo.task(task.id)!, terminated: 0, note: err.message };
-      }
-      throw err;
-    }
-    const settled = await done;
-    // The interrupt leaves running commands alive as background terminals: stop them too.
-    let terminated = 0;
-    try {
-      const list = await backgroundTerminalsList(client, { threadId: task.thread_id }, { timeoutMs: 5000 });
-      for (const term of list.data ?? []) {
-        if (!term.processId) continue;
-        const r = await backgroundTerminalTerminate(client, { threadId: task.thread_id, processId: term.processId }, { timeoutMs: 5000 });
-        if (r.terminated) terminated++;
-      }
-    } catch (err) {
-      this.log("warn", "terminal_cleanup_failed", { task: task.id, error: err instanceof Error ? err.constructor.name : "unknown" });
-    }
-    const after = this.repo.task(task.id)!;
-    return { task: after, terminated, note: settled ? `turn ${after.state}` : "interrupt sent; turn/completed not seen yet, keep calling codex_wait" };
+  cancel(input: { task_id: string; reason?: string }, waitMs = 10_000): Promise<CancelAnswer> {
+    return cancelTask(this.ctx, this.unknowns, this.task(input.task_id), input.reason, waitMs);
+  }
+
+  /** The explicit check of an UNKNOWN (codex_status): reads the thread; null when settled or nothing is open. */
+  checkUnknown(taskId: string): Promise<string | null> {
+    const task = this.repo.task(taskId);
+    return this.unknowns.check(taskId, task ? this.runtimes.forProfile(task.profile_id).current : null);
   }
 
   // ---------------------------------------------------------------- interactions
@@ -340,35 +355,11 @@ export class Supervisor {
   activeCounts(): { active: number; pending: number; unknown: number } {
     const active = this.repo.tasksInStates(["starting", "running", "waiting_for_approval", "waiting_for_tool"]).length;
     const pending = this.repo.interactionsInStates(["pending", "uncertain"]).length;
-    const unknown = this.repo.tasksInStates(["unknown"]).length;
+    const unknown = this.repo.tasksWithUnknown().length;
     return { active, pending, unknown };
   }
 
   isTerminal(state: TaskState): boolean {
     return TERMINAL_STATES.has(state);
-  }
-}
-
-/** What Codex itself reports it will use, as opposed to what the bridge asked for; unknown stays unknown. */
-function nativeContext(res: ThreadStartResult): Record<string, unknown> {
-  const sandbox = (res.sandbox ?? null) as Record<string, unknown> | null;
-  return {
-    cwd: typeof res.cwd === "string" ? res.cwd : "unverified",
-    model: typeof res.model === "string" ? res.model : "unverified",
-    effort: typeof res.reasoningEffort === "string" ? res.reasoningEffort : "(default)",
-    approval_policy: typeof res.approvalPolicy === "string" ? res.approvalPolicy : res.approvalPolicy ? JSON.stringify(res.approvalPolicy) : "unverified",
-    sandbox: sandbox && typeof sandbox.type === "string" ? sandbox.type : "unverified",
-    network_access: sandbox && typeof sandbox.networkAccess === "boolean" ? sandbox.networkAccess : "unverified",
-  };
-}
-
-function sandboxPolicy(profile: ProfileSpec, project: ProjectSpec): Record<string, unknown> {
-  switch (profile.sandbox_type) {
-    case "read-only":
-      return { type: "readOnly", networkAccess: profile.network_access };
-    case "danger-full-access":
-      return { type: "dangerFullAccess" };
-    default:
-      return { type: "workspaceWrite", writableRoots: [project.cwd], networkAccess: profile.network_access, excludeTmpdirEnvVar: false, excludeSlashTmp: false };
   }
 }

@@ -1,7 +1,7 @@
 // Between the app-server and SQLite: per-task ingest state, events written in batches, and the waiters to wake.
 import type { NewEvent, Repo } from "../store/repo.ts";
 import { TaskIngest } from "./ingest.ts";
-import { SETTLED_STATES, type FailureCode } from "../store/rows.ts";
+import { SETTLED_STATES, type FailureCode, type TaskRow } from "../store/rows.ts";
 
 interface LiveTask {
   ingest: TaskIngest;
@@ -96,6 +96,11 @@ export class TaskEvents {
 
   /** Resolves true once the task is settled, false after ms. */
   waitForSettled(taskId: string, ms: number): Promise<boolean> {
+    return this.waitFor(taskId, (t) => SETTLED_STATES.has(t.state), ms);
+  }
+
+  /** Resolves true once `done` holds for the task after a wake, false after ms. */
+  waitFor(taskId: string, done: (t: TaskRow) => boolean, ms: number): Promise<boolean> {
     return new Promise((resolve) => {
       const finish = (v: boolean) => {
         clearTimeout(timer);
@@ -105,7 +110,7 @@ export class TaskEvents {
       const timer = setTimeout(() => finish(false), ms);
       const off = this.addWaiter(taskId, () => {
         const t = this.repo.task(taskId);
-        if (t && SETTLED_STATES.has(t.state)) finish(true);
+        if (t && done(t)) finish(true);
       });
     });
   }

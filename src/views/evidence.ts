@@ -5,9 +5,12 @@ import type { Repo } from "../store/repo.ts";
 import { diffStat } from "./diff-stat.ts";
 import { BridgeError } from "../bridge-error.ts";
 import type { GitChecks } from "./git-checks.ts";
+import { isValidationCommand } from "./validation.ts";
 import { SETTLED_STATES, type Failure, type TaskRow, type TaskState, type UnknownOutcome } from "../store/rows.ts";
 
 export const RESULT_LIST_MAX = 50;
+/** Up to this many commands are listed; beyond it, failed and test/build commands are listed and the rest counted. */
+const COMMANDS_IN_FULL = 10;
 const COMMAND_TEXT_MAX = 240;
 const ERROR_TEXT_MAX = 200;
 export const HOST_REPORT_NOTE = "relayed by the supervisor's host; not independently verified by the bridge";
@@ -42,8 +45,10 @@ export interface HostReport {
 
 export interface Evidence {
   commands?: CommandEvidence[];
-  /** Commands beyond the first RESULT_LIST_MAX; the full list is behind codex_inspect kind=commands. */
+  /** Commands not listed (beyond RESULT_LIST_MAX, or routine ones of a long task); all behind codex_inspect kind=commands. */
   commands_omitted?: number;
+  /** Set when a long task's routine commands are only counted: how many of all its commands exited 0. */
+  commands_exit_0?: number;
   file_changes?: FileChangeEvidence[];
   file_changes_omitted?: number;
   mcp_calls?: McpCallEvidence[];
@@ -120,9 +125,13 @@ function collectEvidence(repo: Repo, taskId: string, git: GitChecks | null, root
     return typeof i.data.exit_code === "number" ? { command, exit_code: i.data.exit_code, status } : { command, status };
   });
   if (commands.length) {
-    const c = cap(commands);
-    ev.commands = c.items;
-    if (c.omitted) ev.commands_omitted = c.omitted;
+    // The waits already reported every command once; a long task's result names only what a reviewer checks.
+    const long = commands.length > COMMANDS_IN_FULL;
+    const listed = long ? commands.filter((c) => c.exit_code !== 0 || c.status !== "completed" || isValidationCommand(c.command)) : commands;
+    const c = cap(listed);
+    if (c.items.length) ev.commands = c.items;
+    if (commands.length > c.items.length) ev.commands_omitted = commands.length - c.items.length;
+    if (long) ev.commands_exit_0 = commands.filter((x) => x.exit_code === 0).length;
   }
 
   const changes: FileChangeEvidence[] = [];
@@ -235,9 +244,14 @@ export function renderResultText(r: TaskResult): string {
   if (r.failure) lines.push(failureText(r.failure));
   if (r.unknown) lines.push(`Outcome unknown: ${r.unknown.method} was not acknowledged (${r.unknown.detail}); it may have been accepted.`);
   const e = r.evidence ?? {};
-  if (e.commands) {
-    const list = e.commands.map((c) => `\`${c.command}\` → ${c.exit_code !== undefined ? `exit ${c.exit_code}` : "no exit code"}${c.status === "completed" ? "" : ` (${c.status})`}`);
-    lines.push(`Commands (${e.commands.length + (e.commands_omitted ?? 0)}): ${list.join("; ")}${more(e.commands_omitted)}`);
+  if (e.commands || e.commands_omitted) {
+    const list = (e.commands ?? []).map((c) => `\`${c.command}\` → ${c.exit_code !== undefined ? `exit ${c.exit_code}` : "no exit code"}${c.status === "completed" ? "" : ` (${c.status})`}`);
+    const total = (e.commands?.length ?? 0) + (e.commands_omitted ?? 0);
+    if (e.commands_exit_0 === undefined) lines.push(`Commands (${total}): ${list.join("; ")}${more(e.commands_omitted)}`);
+    else {
+      const rest = e.commands_omitted ? `${list.length ? `; +${e.commands_omitted} more` : ""}; codex_inspect kind=commands lists all` : "";
+      lines.push(`Commands (${total}, ${e.commands_exit_0} exit 0)${list.length ? `: ${list.join("; ")}` : ""}${rest}`);
+    }
   }
   if (e.file_changes) {
     const list = e.file_changes.map((f) => `${f.path} (${f.kind}${f.status === "completed" ? "" : `, ${f.status}`})`);

@@ -1,12 +1,13 @@
 // codex_inspect: the detail that results and waits leave out, one bounded page at a time.
 // Three kinds of paging, each page naming the offset of the next:
 //   event kinds (transcript, plan, warnings, raw_event): offset = the last seq already read;
-//   item lists (commands, file_changes, mcp_calls, tool_requests): offset = entries already read;
+//   item lists (commands, file_changes, mcp_calls, tool_requests, requests): offset = entries already read;
 //   texts (diff, command_output, a file change's diffs, a tool result): offset = characters already read.
 import type { Repo } from "../store/repo.ts";
 import { boundText } from "../tasks/bounded-output.ts";
 import { BridgeError } from "../bridge-error.ts";
 import type { EventRow, InteractionRow, ItemRow } from "../store/rows.ts";
+import { requestDetail } from "./request-detail.ts";
 
 export const INSPECT_KINDS = [
   "transcript",
@@ -17,6 +18,7 @@ export const INSPECT_KINDS = [
   "file_changes",
   "mcp_calls",
   "tool_requests",
+  "requests",
   "warnings",
   "raw_event",
 ] as const;
@@ -274,6 +276,14 @@ export function inspect(repo: Repo, input: InspectInput): InspectPage {
       const item = repo.item(taskId, input.item_id);
       if (!item || item.type !== "mcpToolCall") throw notFound(input, "an MCP call", "mcp_calls");
       return { kind, items: [mcpEntry(item, Number.POSITIVE_INFINITY)], total: 1 };
+    }
+    case "requests": {
+      // Approvals, permission requests, questions and elicitations, in full; the relayed tool calls are tool_requests.
+      const all = repo.interactions(taskId).filter((i) => i.kind !== "tool");
+      if (!input.item_id) return listResult(kind, all, offset, listLimit, (i) => requestDetail(i));
+      const one = all.find((x) => x.id === input.item_id);
+      if (!one) throw notFound(input, "a request", "requests");
+      return { kind, items: [requestDetail(one, true)], total: 1 };
     }
     case "tool_requests": {
       const all = repo.interactions(taskId).filter((i) => i.kind === "tool");

@@ -6,7 +6,7 @@ import type { Supervisor } from "../tasks/supervisor.ts";
 import { SETTLED_STATES, type InteractionRow, type ItemRow, type TaskRow } from "../store/rows.ts";
 import type { ApprovalsSetting } from "../policy/answerer.ts";
 import { failureText, projectPath } from "./evidence.ts";
-import { requestView, type RequestView } from "./wait.ts";
+import { requestView, type RequestView } from "./request-view.ts";
 
 // Bounds that keep one snapshot a few hundred KB at most however long the task ran; the card polls it.
 const CARD_COMMANDS = 50;

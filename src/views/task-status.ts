@@ -1,18 +1,29 @@
 // codex_status as the domain answers it: one task with its open requests and context evidence, or the recent list.
-import type { InteractionRow, TaskRow } from "../store/rows.ts";
+import type { TaskRow } from "../store/rows.ts";
 import type { Supervisor } from "../tasks/supervisor.ts";
+import { unknownView, type UnknownView } from "./unknown-view.ts";
+import { requestDetail, type RequestDetail } from "./request-detail.ts";
 
 export interface TaskStatus {
   task: TaskRow;
-  pending: string[];
+  /** Open requests in full (a wait shows each whole only once; this is where a lost one is read again). */
+  pending: RequestDetail[];
   context: Record<string, unknown> | undefined;
+  unknown?: UnknownView;
 }
 
-export function taskStatus(sup: Supervisor, taskId: string): TaskStatus {
+/**
+ * One task now. An open UNKNOWN is checked first (one thread/read, never a resend): settled if Codex's thread shows
+ * the turn ended, else shown with what would settle it and why this check did not.
+ */
+export async function taskStatus(sup: Supervisor, taskId: string): Promise<TaskStatus> {
+  sup.sync(taskId);
+  const checked = sup.task(taskId).unknown ? await sup.checkUnknown(taskId) : null;
   sup.sync(taskId);
   const task = sup.task(taskId);
-  const pending = sup.repo.interactions(task.id, ["pending"]).map((i: InteractionRow) => `${i.id} ${i.kind}`);
-  return { task, pending, context: sup.repo.context(task.id) };
+  const pending = sup.repo.interactions(task.id, ["pending"]).map((i) => requestDetail(i));
+  const unknown = unknownView(task, checked);
+  return { task, pending, context: sup.repo.context(task.id), ...(unknown ? { unknown } : {}) };
 }
 
 export function recentTasks(sup: Supervisor, limit = 20): TaskRow[] {

@@ -6,6 +6,13 @@ import { cpSync, existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } 
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import * as account from "../../src/codex/protocol/account.ts";
+import * as item from "../../src/codex/protocol/item.ts";
+import * as model from "../../src/codex/protocol/model.ts";
+import * as requests from "../../src/codex/protocol/requests.ts";
+import * as session from "../../src/codex/protocol/session.ts";
+import * as thread from "../../src/codex/protocol/thread.ts";
+import * as turn from "../../src/codex/protocol/turn.ts";
 import { VERIFIED_0_171_0 } from "../../src/codex/protocol/verified-0.171.0.ts";
 import { VERIFIED_CODEX_VERSIONS } from "../../src/codex/protocol/verified.ts";
 import { checkSurface, generateSchema, loadSchemaBundle, typeChanges } from "../support/protocol-schema.ts";
@@ -49,6 +56,16 @@ describe("the verified protocol surface against the pinned Codex's own schema", 
     const version = /(\d+\.\d+\.\d+)/.exec(out)?.[1];
     expect(VERIFIED_CODEX_VERSIONS).toContain(version);
     expect(VERIFIED_0_171_0.version).toBe(version);
+  });
+
+  it("declares every method the protocol modules name (a method used but not declared would escape the drift check)", () => {
+    const names = [account, item, model, requests, session, thread, turn].flatMap((m) =>
+      Object.entries(m).filter(([k, v]) => typeof v === "string" && !k.startsWith("PHASE_")).map(([, v]) => v as string),
+    );
+    const all = [...names, ...Object.keys(requests.REQUEST_KINDS)];
+    expect(all.length).toBeGreaterThan(25);
+    const declared = new Set(VERIFIED_0_171_0.surface.entries.map((e) => e.method));
+    expect(all.filter((m) => !declared.has(m))).toEqual([]);
   });
 
   it("has every method, field and value the bridge uses, with the JSON types it was verified with", () => {

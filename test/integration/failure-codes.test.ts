@@ -151,7 +151,7 @@ describe("failure codes from the bridge's own state and the provider's absence",
     await h.bridge.close();
     const again = await assembleBridge(await getPlatform(), { env: h.env, cwd: h.root, log: () => {} });
     try {
-      const t = again.service.status(id).task;
+      const t = (await again.service.status(id)).task;
       expect(t.state).toBe("connection_lost");
       expect(t.failure).toMatchObject({ code: "bridge_restarted", retryable: true });
       expect(t.failure!.sentence).toMatch(/recovery turn/);
@@ -167,11 +167,11 @@ describe("failure codes from the bridge's own state and the provider's absence",
     const b = await assembleBridge(await getPlatform(), { env, cwd: h.root, log: () => {} });
     try {
       const t = await b.service.start({ project_id: "demo", prompt: "write outside" });
-      const answer = await b.service.wait({ task_id: t.id, timeout_seconds: 20 }, { connectionKey: "test" });
+      const answer = (await b.service.wait({ task_id: t.id, timeout_seconds: 20 }, { connectionKey: "test" })).tasks[0]!;
       expect(answer.state).toBe("failed");
       expect(answer.failure).toMatchObject({ code: "sandbox_denied", retryable: false });
       expect(answer.failure!.sentence).toMatch(/sandbox_type/);
-      expect(b.service.status(t.id).task.failure).toEqual(answer.failure);
+      expect((await b.service.status(t.id)).task.failure).toEqual(answer.failure);
     } finally {
       await b.close();
     }
@@ -186,7 +186,7 @@ describe("failure codes from the bridge's own state and the provider's absence",
       expect(t.state).toBe("failed");
       expect(t.failure).toMatchObject({ code: "codex_missing", retryable: false });
       expect(t.failure!.sentence).toMatch(/CODEX_BIN/);
-      expect(b.service.status(t.id).task.failure).toEqual(t.failure);
+      expect((await b.service.status(t.id)).task.failure).toEqual(t.failure);
       const health = await b.health();
       expect(health.last_failure).toMatchObject({ task_id: t.id, code: "codex_missing" });
     } finally {

@@ -21,7 +21,7 @@ describe("file changes through apply_patch on the real Codex", () => {
     h.provider!.enqueue({ kind: "output", items: [{ type: "patch", patch: PATCH }] }, { kind: "output", items: [{ type: "message", text: "patched" }] });
     const id = sc(await h.call("codex_start", { project_id: "demo", prompt: "add a note" })).task_id;
     const waits = await settled(h, id);
-    expect(waits.flatMap((w) => w.delta_summary.changes)).toEqual(["add notes/hello.txt"]);
+    expect(waits.flatMap((w) => w.delta_summary?.changes ?? [])).toEqual(["add notes/hello.txt"]);
     expect(readFileSync(join(h.projectDir, "notes", "hello.txt"), "utf8")).toBe("hello from a patch\n");
     const result = sc(await h.call("codex_result", { task_id: id }));
     expect(result.evidence.file_changes).toEqual([{ path: "notes/hello.txt", kind: "add", status: "completed" }]);

@@ -29,9 +29,8 @@ describe("supervised task against the real Codex", () => {
     expect(seen).toContain("I will write the file.");
     // The final answer is delivered by codex_result, not by a wait.
     expect(seen).not.toContain("All done: result.txt written.");
-    const cmds = answers.flatMap((a) => a.delta_summary.commands);
-    expect(cmds).toHaveLength(1);
-    expect(cmds[0]).toMatchObject({ command: "echo hello-bridge > result.txt && echo done", exit_code: 0 });
+    const cmds = answers.flatMap((a) => a.delta_summary?.commands ?? []);
+    expect(cmds).toEqual(["echo hello-bridge > result.txt && echo done → 0"]);
     expect(readFileSync(join(h.projectDir, "result.txt"), "utf8")).toBe("hello-bridge\n");
 
     const result = await h.call("codex_result", { task_id: taskId });

@@ -23,7 +23,7 @@ it("a wait answer that never reached the client is delivered again by the next a
   const send = serverSide.send.bind(serverSide);
   // The first wait answer dies on the way out, as on a broken pipe or a retired tunnel request.
   serverSide.send = async (msg, opts) => {
-    if (dropped === 0 && "result" in msg && JSON.stringify(msg).includes("next_cursor")) {
+    if (dropped === 0 && "result" in msg && JSON.stringify(msg).includes("first news")) {
       dropped++;
       throw new Error("pipe closed");
     }

@@ -1,18 +1,29 @@
 // A stand-in for `codex app-server` for edge cases the real one cannot be made to produce on demand.
 // Its answers are the real 0.171.0 samples; FAKE_MODE picks the misbehaviour (FAKE_VERSION changes the version its
 // userAgent names, FAKE_ERROR_INFO the codexErrorInfo of a failing turn). Every received line is appended to FAKE_LOG.
+import { randomBytes } from "node:crypto";
 import { appendFileSync, readFileSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
+import { scenario, type FakeApi } from "./fake-scenarios.ts";
 
-const samples = JSON.parse(
-  readFileSync(join(dirname(fileURLToPath(import.meta.url)), "..", "fixtures", "codex", "protocol-samples-0.171.0.json"), "utf8"),
-) as Record<string, { msg: Record<string, unknown> }>;
+const fixtures = join(dirname(fileURLToPath(import.meta.url)), "..", "fixtures", "codex");
+const samples = {
+  ...JSON.parse(readFileSync(join(fixtures, "protocol-samples-0.171.0.json"), "utf8")),
+  ...JSON.parse(readFileSync(join(fixtures, "server-requests-0.171.0.json"), "utf8")),
+} as Record<string, { msg: Record<string, unknown> }>;
 const sample = (key: string) => structuredClone(samples[key]!.msg);
 
 const mode = process.env.FAKE_MODE ?? "normal";
 const log = process.env.FAKE_LOG;
 const send = (m: unknown) => process.stdout.write(JSON.stringify(m) + "\n");
+// Ids shaped like Codex's (UUID, "01a2" prefix like the samples), fresh per thread and turn.
+const newId = () => {
+  const h = randomBytes(16).toString("hex");
+  return `01a2${h.slice(0, 4)}-${h.slice(4, 8)}-7${h.slice(9, 12)}-8${h.slice(13, 16)}-${h.slice(16, 28)}`;
+};
+const api: FakeApi = { send, sample, newId, threads: [] };
+const script = scenario(mode, api);
 
 let buf = "";
 process.stdin.setEncoding("utf8");
@@ -31,6 +42,23 @@ process.stdin.on("end", () => process.exit(0));
 
 function handle(m: { id?: number; method?: string; params?: Record<string, unknown> }): void {
   if (m.id === undefined || !m.method) return;
+  if (script) {
+    if (m.method === "thread/start") {
+      const r = sample("server response to thread/start");
+      const id = newId();
+      api.threads.push(id);
+      r.id = m.id;
+      (r.result as { thread: { id: string } }).thread.id = id;
+      send(r);
+      return;
+    }
+    if (m.method === "thread/loaded/list") {
+      script.steps.shift()?.();
+      send({ id: m.id, result: { data: [], nextCursor: null } });
+      return;
+    }
+    if (script.request?.({ id: m.id, method: m.method, params: (m.params ?? {}) as Record<string, any> })) return;
+  }
   switch (m.method) {
     case "initialize": {
       const r = sample("server response to initialize");

@@ -179,14 +179,28 @@ describe("buildResult", () => {
     expect(renderResultText(r)).toContain("Task t4 connection_lost (last turn interrupted)");
   });
 
-  it("caps long evidence lists at 50 and counts the rest", () => {
+  it("of a long task lists the failed and test/build commands and counts the routine ones (the waits showed each)", () => {
     task("t5", "completed");
-    for (let i = 0; i < 60; i++) command("t5", `c${i}`, `echo ${i}`, 0);
+    for (let i = 0; i < 60; i++) command("t5", `c${i}`, i === 7 ? "npm test" : `echo ${i}`, i === 3 ? 2 : 0, i === 3 ? "failed" : "completed");
     const r = buildResult(repo, "t5", null);
+    expect(r.evidence?.commands?.map((c) => `${c.command} ${c.exit_code}`)).toEqual(["echo 3 2", "npm test 0"]);
+    expect(r.evidence?.commands_omitted).toBe(58);
+    expect(r.evidence?.commands_exit_0).toBe(59);
+    expect(renderResultText(r)).toMatch(/^Commands \(60, 59 exit 0\): `echo 3` → exit 2 \(failed\); `npm test` → exit 0; \+58 more; codex_inspect kind=commands lists all$/m);
+
+    task("t5b", "completed");
+    for (let i = 0; i < 11; i++) command("t5b", `c${i}`, `echo ${i}`, 0);
+    expect(renderResultText(buildResult(repo, "t5b", null))).toMatch(/^Commands \(11, 11 exit 0\); codex_inspect kind=commands lists all$/m);
+  });
+
+  it("caps a long list at 50 and counts the rest", () => {
+    task("t5c", "completed");
+    for (let i = 0; i < 60; i++) command("t5c", `c${i}`, `false ${i}`, 1, "failed");
+    const r = buildResult(repo, "t5c", null);
     expect(r.evidence?.commands).toHaveLength(50);
-    expect(r.evidence?.commands?.[49]?.command).toBe("echo 49");
+    expect(r.evidence?.commands?.[49]?.command).toBe("false 49");
     expect(r.evidence?.commands_omitted).toBe(10);
-    expect(renderResultText(r)).toMatch(/^Commands \(60\): .*\(\+10 more\)$/m);
+    expect(renderResultText(r)).toMatch(/^Commands \(60, 0 exit 0\): .*; \+10 more; codex_inspect kind=commands lists all$/m);
   });
 
   it("refuses a task whose turn has not ended, and an unknown task, naming the field", () => {

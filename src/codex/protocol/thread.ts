@@ -1,13 +1,25 @@
 // Thread methods of the app-server protocol (verified on 0.171.0): names, params and the result fields the bridge reads.
+import { z } from "zod";
 import type { RequestOptions, Requester } from "./requester.ts";
-import { keysOf, type SurfaceEntry } from "./surface.ts";
+import { keysOf, zodPaths, type SurfaceEntry } from "./surface.ts";
 
 export const THREAD_START = "thread/start";
 export const THREAD_RESUME = "thread/resume";
 export const THREAD_LIST = "thread/list";
+export const THREAD_READ = "thread/read";
 export const THREAD_TURNS_LIST = "thread/turns/list";
 export const THREAD_TERMINALS_LIST = "thread/backgroundTerminals/list";
 export const THREAD_TERMINALS_TERMINATE = "thread/backgroundTerminals/terminate";
+
+/** Sent when a turn/start changed the thread's sticky settings (model, effort, tier...), before its acknowledgement. */
+export const THREAD_SETTINGS_UPDATED = "thread/settings/updated";
+export const THREAD_STATUS_CHANGED = "thread/status/changed";
+
+export const ThreadSettingsEnvelope = z.object({
+  threadId: z.string(),
+  threadSettings: z.looseObject({ model: z.string().optional(), effort: z.string().nullable().optional(), serviceTier: z.string().nullable().optional() }),
+});
+export const ThreadStatusEnvelope = z.object({ threadId: z.string(), status: z.looseObject({ type: z.string() }) });
 
 export interface ThreadStartParams {
   cwd: string;
@@ -35,22 +47,36 @@ export interface Page<T> {
 
 export const threadStart = (c: Requester, p: ThreadStartParams, o?: RequestOptions) => c.request<ThreadStartResult>(THREAD_START, p, o);
 export const threadResume = (c: Requester, p: ThreadResumeParams, o?: RequestOptions) => c.request<unknown>(THREAD_RESUME, p, o);
+/** thread/list filters are Codex's own: `searchTerm` matches the title, `cwd` the session cwd exactly. */
 export interface ThreadListParams {
   limit: number;
   cursor?: string;
+  searchTerm?: string;
+  cwd?: string;
+}
+export interface ThreadReadParams {
+  threadId: string;
+  includeTurns?: boolean;
 }
 export interface ThreadTurnsListParams {
   threadId: string;
   itemsView: "summary";
   sortDirection: "asc";
   cursor?: string;
+  limit?: number;
 }
 export interface TerminalParams {
   threadId: string;
   processId: string;
 }
 
+/** thread/read answers with the thread (status, and its turns when asked); `readState` is a local receipt. */
+export interface ThreadReadResult {
+  thread: Record<string, unknown> & { id?: unknown; status?: unknown; turns?: unknown };
+}
+
 export const threadList = (c: Requester, p: ThreadListParams) => c.request<Page<Record<string, unknown>>>(THREAD_LIST, p);
+export const threadRead = (c: Requester, p: ThreadReadParams, o?: RequestOptions) => c.request<ThreadReadResult>(THREAD_READ, p, o);
 export const threadTurnsList = (c: Requester, p: ThreadTurnsListParams) => c.request<Page<Record<string, unknown>>>(THREAD_TURNS_LIST, p);
 export const backgroundTerminalsList = (c: Requester, p: Pick<TerminalParams, "threadId">, o?: RequestOptions) =>
   c.request<Page<{ processId?: string }>>(THREAD_TERMINALS_LIST, p, o);
@@ -65,13 +91,26 @@ export const THREAD_SURFACE: SurfaceEntry[] = [
     reads: ["thread.id", "cwd", "model", "reasoningEffort", "approvalPolicy", "sandbox.type", "sandbox.networkAccess"],
   },
   { kind: "request", method: THREAD_RESUME, sends: keysOf<ThreadResumeParams>({ threadId: true, excludeTurns: true, cwd: true }) },
-  { kind: "request", method: THREAD_LIST, sends: keysOf<ThreadListParams>({ limit: true, cursor: true }), reads: ["data[].id", "data[].preview", "data[].cwd", "nextCursor"] },
+  {
+    kind: "request",
+    method: THREAD_LIST,
+    sends: keysOf<ThreadListParams>({ limit: true, cursor: true, searchTerm: true, cwd: true }),
+    reads: ["data[].id", "data[].preview", "data[].cwd", "nextCursor"],
+  },
+  {
+    kind: "request",
+    method: THREAD_READ,
+    sends: keysOf<ThreadReadParams>({ threadId: true, includeTurns: true }),
+    reads: ["thread.id", "thread.status", "thread.status.type", "thread.turns[].id", "thread.turns[].status"],
+  },
   {
     kind: "request",
     method: THREAD_TURNS_LIST,
-    sends: keysOf<ThreadTurnsListParams>({ threadId: true, itemsView: true, sortDirection: true, cursor: true }),
-    reads: ["data[].id", "data[].status", "nextCursor"],
+    sends: keysOf<ThreadTurnsListParams>({ threadId: true, itemsView: true, sortDirection: true, cursor: true, limit: true }),
+    reads: ["data[].id", "data[].status", "data[].error.message", "nextCursor"],
   },
   { kind: "request", method: THREAD_TERMINALS_LIST, sends: ["threadId"], reads: ["data[].processId"] },
   { kind: "request", method: THREAD_TERMINALS_TERMINATE, sends: keysOf<TerminalParams>({ threadId: true, processId: true }), reads: ["terminated"] },
+  { kind: "notification", method: THREAD_SETTINGS_UPDATED, reads: zodPaths(ThreadSettingsEnvelope) },
+  { kind: "notification", method: THREAD_STATUS_CHANGED, reads: zodPaths(ThreadStatusEnvelope) },
 ];

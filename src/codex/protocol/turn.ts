@@ -22,6 +22,7 @@ export interface TurnStartParams {
   sandboxPolicy: Record<string, unknown>;
   model?: string;
   effort?: string;
+  serviceTier?: string;
 }
 
 export interface TurnSteerParams {
@@ -91,7 +92,7 @@ export const TURN_SURFACE: SurfaceEntry[] = [
   {
     kind: "request",
     method: TURN_START,
-    sends: [...keysOf<TurnStartParams>({ threadId: true, input: true, approvalPolicy: true, sandboxPolicy: true, model: true, effort: true }), ...INPUT_FIELDS],
+    sends: [...keysOf<TurnStartParams>({ threadId: true, input: true, approvalPolicy: true, sandboxPolicy: true, model: true, effort: true, serviceTier: true }), ...INPUT_FIELDS],
     reads: ["turn.id"],
   },
   { kind: "request", method: TURN_STEER, sends: [...keysOf<TurnSteerParams>({ threadId: true, expectedTurnId: true, input: true }), ...INPUT_FIELDS] },

@@ -123,6 +123,12 @@ export async function startMockProvider(opts: MockProviderOptions = {}): Promise
         sendJson(res, response.status, { error: { message: response.message, type: "server_error", code: response.code ?? null } });
         return;
       case "output": {
+        if (response.delayMs && response.delayMs > 0) {
+          const { delayMs: _d, ...now } = response;
+          const timer = setTimeout(() => respond(record, res, now), response.delayMs);
+          res.on("close", () => clearTimeout(timer));
+          return;
+        }
         startStream(record, res);
         const { events, output } = openingEvents(responseId, response.items, ids);
         writeEvents(res, [...events, completedEvent(responseId, output)]);

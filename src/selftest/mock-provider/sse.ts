@@ -36,7 +36,7 @@ export class IdSource {
 function functionCallItem(item: Exclude<MockItem, { type: "message" }>, ids: IdSource): Record<string, unknown> {
   const callId = item.callId ?? ids.take("call");
   if (item.type === "tool") {
-    return { type: "function_call", id: ids.take("fc"), call_id: callId, name: item.name, arguments: JSON.stringify(item.arguments) };
+    return { type: "function_call", id: ids.take("fc"), call_id: callId, name: item.name, ...(item.namespace ? { namespace: item.namespace } : {}), arguments: JSON.stringify(item.arguments) };
   }
   if (item.type === "patch") {
     return { type: "custom_tool_call", id: ids.take("ctc"), call_id: callId, name: "apply_patch", input: item.patch, status: "completed" };

@@ -23,12 +23,14 @@ export interface MockExecItem {
   justification?: string;
 }
 
-/** A call to a dynamic tool registered on the thread, e.g. `bridge_web_tool`. */
+/** A call to a dynamic tool registered on the thread, e.g. `bridge_web_tool`, or to a namespaced one (an MCP server's). */
 export interface MockToolItem {
   type: "tool";
   name: string;
   arguments: Record<string, unknown>;
   callId?: string;
+  /** The tool's namespace as codex advertised it, e.g. `mcp__forms` for the MCP server `forms`. */
+  namespace?: string;
 }
 
 /**
@@ -44,8 +46,8 @@ export interface MockPatchItem {
 export type MockItem = MockMessageItem | MockExecItem | MockToolItem | MockPatchItem;
 
 export type MockResponse =
-  /** A complete stream: the items, then `response.completed`. */
-  | { kind: "output"; items: MockItem[] }
+  /** A complete stream: the items, then `response.completed`; `delayMs` holds the answer back first (the model "thinks"). */
+  | { kind: "output"; items: MockItem[]; delayMs?: number }
   /** Streams `response.created` (and `partialText` as a started message, if given), then stays open until the client or `close()` ends it. */
   | { kind: "hang"; partialText?: string }
   /** A non-2xx JSON error body instead of a stream. */
