@@ -127,9 +127,12 @@ export class EventIntake {
       if (t.connection_id === client.connectionId) affected.add(t.id);
     }
     const exit = client.exit;
-    const detail = exit ? (exit.signal ? `the Codex app-server was killed (${exit.signal})` : `the Codex app-server exited with code ${exit.code}`) : "the Codex app-server exited";
+    const how = exit ? (exit.signal ? `was killed by ${exit.signal}` : `exited with code ${exit.code}`) : "exited";
+    const detail = `the Codex app-server ${how}`;
     // The bridge closing its own child (shutdown) is not a crash: the task waits for the next bridge.
-    const lost = failure(client.closeRequested ? "bridge_restarted" : "app_server_crashed");
+    const lost = client.closeRequested
+      ? failure("bridge_restarted")
+      : failure("app_server_crashed", `The Codex app-server ${how} during the turn; codex_send starts a recovery turn on the same thread.`);
     for (const taskId of affected) events.flush(taskId);
     repo.tx(() => {
       for (const i of repo.interactionsByConnection(client.connectionId, ["pending"])) {

@@ -137,7 +137,7 @@ describe("failure codes from the bridge's own state and the provider's absence",
   it("a killed app-server → app_server_crashed, and codex_result of the lost turn carries it too", async () => {
     h = await startHarness(await getPlatform(), { mockProvider: true, approvalPolicy: "never" });
     h.provider!.enqueue({ kind: "hang" });
-    await expectFailure(h, "crash under me", { code: "app_server_crashed", retryable: true, says: /recovery turn/ }, async () => {
+    await expectFailure(h, "crash under me", { code: "app_server_crashed", retryable: true, says: /killed by SIGKILL during the turn; codex_send starts a recovery turn/ }, async () => {
       await h!.provider!.waitForRequests(1, 20_000);
       h!.bridge.sup.runtime.current!.kill("SIGKILL");
     });
