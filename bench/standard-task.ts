@@ -84,7 +84,7 @@ function record(tool: string, args: Record<string, unknown>, r: CallToolResult):
 type Obj = Record<string, unknown>;
 
 /** Calls tools the way a supervisor does, keeping every result it read; a tool error stops the run. */
-export function recorder(h: Harness): { calls: CallRecord[]; call: (tool: string, args: Obj) => Promise<CallRecord> } {
+export function recorder(h: Pick<Harness, "call">): { calls: CallRecord[]; call: (tool: string, args: Obj) => Promise<CallRecord> } {
   const calls: CallRecord[] = [];
   const call = async (tool: string, args: Obj): Promise<CallRecord> => {
     const rec = record(tool, args, await h.call(tool, args));
@@ -97,7 +97,7 @@ export function recorder(h: Harness): { calls: CallRecord[]; call: (tool: string
 const asObj = (v: unknown): Obj => (v && typeof v === "object" ? (v as Obj) : {});
 
 /** Scripts the mock: preamble + first command, one response per further command, then the final answer. */
-export function scriptStandardTask(h: Harness): void {
+export function scriptStandardTask(h: StandardTaskHost): void {
   const [first, ...rest] = STANDARD_COMMANDS;
   h.provider!.enqueue(
     { kind: "output", items: [{ type: "message", text: PREAMBLE, deltas: PREAMBLE_DELTAS }, { type: "exec", cmd: first }] },
@@ -106,14 +106,23 @@ export function scriptStandardTask(h: Harness): void {
   );
 }
 
+/** What driving the standard task needs of a bridge: its MCP client, a tool call, and the mock model to script. */
+export type StandardTaskHost = Pick<Harness, "call" | "client" | "provider">;
+
+export interface StandardTaskOptions {
+  prompt?: string;
+  /** Scripts the mock model (default: scriptStandardTask). */
+  script?: (h: StandardTaskHost) => void;
+}
+
 /** codex_start, codex_wait (defaults) until settled answering every new request with accept, then codex_result. */
-export async function superviseStandardTask(h: Harness, variant: Variant): Promise<StandardRun> {
+export async function superviseStandardTask(h: StandardTaskHost, variant: Variant, opts: StandardTaskOptions = {}): Promise<StandardRun> {
   const { calls, call } = recorder(h);
   const decisions: Decision[] = [];
   const toolsList = JSON.stringify(modelVisibleTools(await h.client.listTools()));
 
-  scriptStandardTask(h);
-  const start = await call("codex_start", { project_id: "demo", prompt: "Run the standard task: print lines, list the directory, write result.txt." });
+  (opts.script ?? scriptStandardTask)(h);
+  const start = await call("codex_start", { project_id: "demo", prompt: opts.prompt ?? "Run the standard task: print lines, list the directory, write result.txt." });
   const taskId = String(asObj(start.structuredContent).task_id);
   const answered = new Set<string>();
   let state = "";

@@ -55,7 +55,7 @@ SERVER_PID=$!
 
 URL=""
 for _ in $(seq 1 300); do
-  URL="$(grep -o 'ready: http://[^ ]*/mcp' "$WORK/bridge.log" 2>/dev/null | head -n 1 | cut -d' ' -f2 || true)"
+  URL="$(grep -o 'ready url=http://[^ ]*/mcp' "$WORK/bridge.log" 2>/dev/null | head -n 1 | cut -d= -f2 || true)"
   [ -n "$URL" ] && break
   kill -0 "$SERVER_PID" 2>/dev/null || { cat "$WORK/bridge.log" >&2; fail "the bridge exited before it was ready"; }
   sleep 0.1

@@ -15,8 +15,7 @@ import { supervisorSettings } from "../config/settings.ts";
 import { Supervisor } from "../tasks/supervisor.ts";
 import { BridgeService } from "../service/bridge-service.ts";
 import { createMcpServer, type WaitHold } from "../mcp/server.ts";
-
-export const VERIFIED_CODEX_VERSIONS = ["0.171.0"];
+import type { EventLog, Logger } from "../log.ts";
 
 export interface Bridge {
   platform: Platform;
@@ -33,8 +32,10 @@ export interface Bridge {
 export interface AssembleOptions {
   env: Record<string, string | undefined>;
   cwd: string;
-  log: (msg: string) => void;
+  log: EventLog;
   lockWaitMs?: number;
+  /** Codex versions trusted without the start-up protocol check; default the verified-<version> modules (tests narrow it). */
+  verifiedCodex?: readonly string[];
 }
 
 export function resolveCodex(platform: Platform, env: Record<string, string | undefined>, configBin?: string): { bin: string | null; error?: string } {
@@ -60,7 +61,7 @@ export async function assembleBridge(platform: Platform, opts: AssembleOptions):
     userHome: dirs.home,
     make: (env) =>
       new CodexRuntime(
-        { platform, codexBin: codex.bin, env, version: BUILD_INFO.version },
+        { platform, codexBin: codex.bin, env, version: BUILD_INFO.version, verifiedVersions: opts.verifiedCodex, log: opts.log },
         {
           notification: (c, n) => sup.onNotification(c, n),
           request: (c, r) => sup.onServerRequest(c, r),
@@ -72,7 +73,7 @@ export async function assembleBridge(platform: Platform, opts: AssembleOptions):
   sup = new Supervisor(repo, runtimes, settings, opts.log);
   const recovered = sup.recoverAfterRestart();
   if (recovered.lost || recovered.stale || recovered.uncertain) {
-    opts.log(`recovered after restart: ${recovered.lost} task(s) connection_lost, ${recovered.stale} request(s) stale, ${recovered.uncertain} uncertain`);
+    opts.log("warn", "recovered_after_restart", { lost: recovered.lost, stale: recovered.stale, uncertain: recovered.uncertain });
   }
   const startedAt = Date.now();
   const health = () =>
@@ -92,7 +93,7 @@ export async function assembleBridge(platform: Platform, opts: AssembleOptions):
         codexBin: codex.bin,
         codexError: codex.error,
         env: opts.env,
-        verifiedCodex: VERIFIED_CODEX_VERSIONS,
+        lastFailure: () => repo.lastFailure(),
       });
   const c = config.config;
   const service = new BridgeService(sup, platform, health, {
@@ -116,12 +117,12 @@ export async function assembleBridge(platform: Platform, opts: AssembleOptions):
   };
 }
 
-/** The bridge for a server command, or null after saying on stderr (through log) why it could not start. */
-export async function assembleForServe(platform: Platform, log: (msg: string) => void): Promise<Bridge | null> {
+/** The bridge for a server command, or null after saying on stderr (through the logger) why it could not start. */
+export async function assembleForServe(platform: Platform, logger: Logger): Promise<Bridge | null> {
   try {
-    return await assembleBridge(platform, { env: process.env, cwd: process.cwd(), log });
+    return await assembleBridge(platform, { env: process.env, cwd: process.cwd(), log: logger.log });
   } catch (err) {
-    log(describeStartupError(err));
+    logger.say("error", "startup_failed", describeStartupError(err));
     return null;
   }
 }

@@ -4,12 +4,15 @@ import { renderHealth } from "../mcp/admin-tools.ts";
 import { StoreLockedError } from "../store/lock.ts";
 import { assembleBridge, describeStartupError } from "../app/assemble.ts";
 import { healthBesideRunningBridge, type DoctorReport } from "./doctor-beside-bridge.ts";
+import { Logger } from "../log.ts";
+
+const stderr = new Logger();
 
 export async function runDoctor(platform: Platform, args: string[]): Promise<number> {
   const json = args.includes("--json");
   const unknown = args.filter((a) => a !== "--json");
   if (unknown.length) {
-    process.stderr.write(`codex-bridge doctor: unknown option ${unknown[0]}; usage: codex-bridge doctor [--json]\n`);
+    stderr.plain(`codex-bridge doctor: unknown option ${unknown[0]}; usage: codex-bridge doctor [--json]`);
     return 2;
   }
   let report: DoctorReport;
@@ -33,7 +36,7 @@ export async function runDoctor(platform: Platform, args: string[]): Promise<num
     }
     const message = describeStartupError(err);
     if (json) process.stdout.write(JSON.stringify({ healthy: false, error: message }, null, 2) + "\n");
-    else process.stderr.write(`UNHEALTHY: ${message}\n`);
+    else stderr.plain(`UNHEALTHY: ${message}`);
     return 1;
   }
   return printReport(report, json);

@@ -1,8 +1,11 @@
 // The --help texts of every command, written once so `--help` and the README can be checked against each other.
+import { LOG_FLAGS_HELP } from "./log-options.ts";
+
 export const HELP = `codex-bridge: a local MCP server that lets an AI supervisor drive the real Codex (codex app-server).
 
 Usage:
-  codex-bridge [serve]              run the MCP server on stdio (stdout carries only MCP messages)
+  codex-bridge [serve] [--log-level LEVEL] [--log-file PATH]
+                                    run the MCP server on stdio (stdout carries only MCP messages)
   codex-bridge serve --http HOST:PORT [--token-file F] [--allow-non-loopback]
                                     run it over Streamable HTTP instead (loopback only by default)
   codex-bridge doctor [--json]      check Codex, login, app-server, models, projects, SQLite; exit 0 only when healthy
@@ -27,7 +30,7 @@ Environment:
 
 const COMMANDS: Record<string, string> = {
   serve: `codex-bridge serve [--http HOST:PORT] [--token-file FILE] [--allow-non-loopback] [--session-idle-seconds SECONDS] [--max-sessions COUNT]
-                    [--max-wait-seconds SECONDS]
+                    [--max-wait-seconds SECONDS] [--log-level LEVEL] [--log-file PATH]
 
 Runs the MCP server. Without --http it speaks MCP over stdin/stdout (for tunnel-client --mcp-command or any MCP
 client); diagnostics go to stderr. It exits within a second on stdin EOF, SIGTERM or a second SIGINT, stopping its
@@ -37,7 +40,8 @@ Every request but initialize needs the Mcp-Session-Id it returned; a session unu
 (default 600) is closed, and at most --max-sessions COUNT (default 100) are open at once (more initializes get 503).
 Over HTTP a codex_wait holds up to --max-wait-seconds SECONDS (default 55, under ChatGPT's ~60 s tool-call limit);
 over stdio it holds 25 s by default, since tunnel-client serializes every conversation's calls on the one pipe.
-On stdio a line over 16 MiB is refused with a JSON-RPC error and discarded; the server keeps serving.`,
+On stdio a line over 16 MiB is refused with a JSON-RPC error and discarded; the server keeps serving.
+${LOG_FLAGS_HELP}`,
   doctor: `codex-bridge doctor [--json]
 
 Checks the config (and each project), the SQLite state file, the Codex executable and version, app-server initialize,

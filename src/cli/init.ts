@@ -5,6 +5,9 @@ import type { Platform } from "../../platform/types.ts";
 import { resolveConfigPath } from "../config/location.ts";
 import { starterConfig } from "../config/starter.ts";
 import { selfCommand, shellWord } from "./self-command.ts";
+import { Logger } from "../log.ts";
+
+const stderr = new Logger();
 
 
 export async function runInit(platform: Platform, args: string[]): Promise<number> {
@@ -18,12 +21,12 @@ export async function runInit(platform: Platform, args: string[]): Promise<numbe
       continue;
     }
     if (!valued.has(a)) {
-      process.stderr.write(`codex-bridge init: unknown option ${a}; accepted: --project-id ID, --cwd DIR, --config FILE, --force (see codex-bridge init --help)\n`);
+      stderr.plain(`codex-bridge init: unknown option ${a}; accepted: --project-id ID, --cwd DIR, --config FILE, --force (see codex-bridge init --help)`);
       return 2;
     }
     const v = args[++i];
     if (v === undefined || v === "" || v.startsWith("--")) {
-      process.stderr.write(`codex-bridge init: ${a} needs a value; see codex-bridge init --help\n`);
+      stderr.plain(`codex-bridge init: ${a} needs a value; see codex-bridge init --help`);
       return 2;
     }
     values.set(a, v);
@@ -32,7 +35,7 @@ export async function runInit(platform: Platform, args: string[]): Promise<numbe
   const cwdArg = values.get("--cwd") ?? process.cwd();
   const cwd = isAbsolute(cwdArg) ? cwdArg : resolve(process.cwd(), cwdArg);
   if (!existsSync(cwd) || !statSync(cwd).isDirectory()) {
-    process.stderr.write(`codex-bridge init: --cwd ${cwd} is not an existing directory\n`);
+    stderr.plain(`codex-bridge init: --cwd ${cwd} is not an existing directory`);
     return 2;
   }
   const located = resolveConfigPath({ env: process.env, configDir: platform.dirs().config }).path;
@@ -40,14 +43,14 @@ export async function runInit(platform: Platform, args: string[]): Promise<numbe
   // A file elsewhere than where the bridge looks is only found through CODEX_BRIDGE_CONFIG.
   const pointer = target === located ? "" : `CODEX_BRIDGE_CONFIG=${shellWord(target)} `;
   if (existsSync(target) && !force) {
-    process.stderr.write(`codex-bridge init: ${target} already exists; pass --force to overwrite it\n`);
+    stderr.plain(`codex-bridge init: ${target} already exists; pass --force to overwrite it`);
     return 1;
   }
   let text: string;
   try {
     text = starterConfig({ projectId, cwd: realpathSync(cwd) });
   } catch (err) {
-    process.stderr.write(`codex-bridge init: ${err instanceof Error ? err.message : String(err)}\n`);
+    stderr.plain(`codex-bridge init: ${err instanceof Error ? err.message : String(err)}`);
     return 2;
   }
   mkdirSync(dirname(target), { recursive: true });

@@ -5,6 +5,9 @@ import { runDoctor } from "./doctor.ts";
 import { HELP, commandHelp } from "./help.ts";
 import { runInit } from "./init.ts";
 import { runServe } from "./serve.ts";
+import { Logger } from "../log.ts";
+
+const stderr = new Logger();
 
 async function main(argv: string[]): Promise<number> {
   const [cmd, ...rest] = argv;
@@ -50,7 +53,7 @@ async function main(argv: string[]): Promise<number> {
       return runRelayFixture(platform, rest);
     }
     default:
-      process.stderr.write(`codex-bridge: unknown command "${cmd}". Commands: serve, doctor, init, login, logout, service, demo, relay-fixture (see --help)\n`);
+      stderr.plain(`codex-bridge: unknown command "${cmd}". Commands: serve, doctor, init, login, logout, service, demo, relay-fixture (see --help)`);
       return 2;
   }
 }
@@ -62,7 +65,7 @@ main(process.argv.slice(2)).then(
     if (code >= 0) process.exitCode = code;
   },
   (err: unknown) => {
-    process.stderr.write(`codex-bridge: ${err instanceof Error ? err.message : String(err)}\n`);
+    stderr.plain(`codex-bridge: ${err instanceof Error ? err.message : String(err)}`);
     process.exitCode = 1;
   },
 );

@@ -14,8 +14,7 @@ import type { Platform } from "../../platform/types.ts";
 import { BUILD_INFO } from "../build-info.ts";
 import { allowedHostHeaders, checkRequest, DEFAULT_HTTP_WAIT_SECONDS, digest, HttpArgError, isLoopbackAddress, MCP_PATH, parseHttpArgs, readTokenFile, type HttpOptions } from "./http-options.ts";
 import { assembleForServe, mcpServerFor, type Bridge } from "../app/assemble.ts";
-
-const log = (msg: string) => process.stderr.write(`codex-bridge: ${msg}\n`);
+import { silentLog, type EventLog, type Logger } from "../log.ts";
 const MAX_BODY_BYTES = 4 * 1024 * 1024;
 
 
@@ -75,9 +74,9 @@ export interface HttpBridgeServer {
 /** Serves MCP for `bridge` at http://HOST:PORT/mcp. Exported for tests and embedding; runHttp adds the process part. */
 export async function startHttpServer(
   bridge: Bridge,
-  opts: HttpOptions & { token: string | null; log?: (msg: string) => void },
+  opts: HttpOptions & { token: string | null; log?: EventLog },
 ): Promise<HttpBridgeServer> {
-  const say = opts.log ?? log;
+  const say = opts.log ?? silentLog;
   const limits = { idleMs: opts.sessionIdleMs ?? DEFAULT_SESSION_IDLE_MS, maxSessions: opts.maxSessions ?? DEFAULT_MAX_SESSIONS };
   const sessions = new SessionRegistry<Session>(limits);
   const tokenDigest = opts.token ? digest(opts.token) : null;
@@ -113,7 +112,7 @@ export async function startHttpServer(
   const handle = async (req: IncomingMessage, res: ServerResponse) => {
     const verdict = checkRequest(req.headers, allowedHosts, tokenDigest);
     if (!verdict.ok) {
-      if (verdict.status === 403) say(`refused ${req.method} from Host "${req.headers.host ?? ""}"${req.headers.origin ? ` Origin "${req.headers.origin}"` : ""}`);
+      if (verdict.status === 403) say("warn", "http_refused", { status: 403, method: req.method, host: req.headers.host ?? null, origin: req.headers.origin ?? null });
       return sendJsonError(res, verdict.status, -32000, verdict.message, verdict.status === 401 ? { "www-authenticate": 'Bearer realm="codex-bridge"' } : {});
     }
     const path = (req.url ?? "/").split("?")[0];
@@ -149,7 +148,7 @@ export async function startHttpServer(
     if (req.method === "POST" && isInitializeRequest(body)) {
       const release = sessions.reserve();
       if (!release) {
-        say(`refused an initialize: ${limits.maxSessions} sessions are open`);
+        say("warn", "http_sessions_full", { sessions: limits.maxSessions });
         return sendReply(
           res,
           503,
@@ -181,7 +180,7 @@ export async function startHttpServer(
 
   const http: Server = createServer((req, res) => {
     handle(req, res).catch((err: unknown) => {
-      say(`request failed: ${err instanceof Error ? err.message : String(err)}`);
+      say("error", "http_request_failed", { error: err instanceof Error ? err.constructor.name : "unknown" });
       sendJsonError(res, 500, -32603, "Internal error");
     });
   });
@@ -200,7 +199,7 @@ export async function startHttpServer(
   const port = typeof address === "object" && address ? address.port : opts.port;
   allowedHosts = allowedHostHeaders({ bindAddress: opts.bindAddress, host: opts.host, port });
 
-  sessions.startSweeping((n) => say(`closed ${n} idle session(s) (unused for ${Math.round(limits.idleMs / 1000)} s)`));
+  sessions.startSweeping((n) => say("info", "http_sessions_closed", { sessions: n, idle_s: Math.round(limits.idleMs / 1000) }));
 
   const urlHost = isIP(opts.bindAddress) === 6 ? `[${opts.bindAddress}]` : opts.bindAddress;
   return {
@@ -217,31 +216,34 @@ export async function startHttpServer(
 }
 
 /** `serve --http`: returns -1 while serving (the process stays up until a signal), or an exit code on error. */
-export async function runHttp(platform: Platform, args: string[]): Promise<number> {
+export async function runHttp(platform: Platform, args: string[], logger: Logger): Promise<number> {
+  const log = logger.log;
   let opts: HttpOptions;
   let token: string | null = null;
   try {
     opts = parseHttpArgs(args);
-    if (opts.tokenFile) token = readTokenFile(opts.tokenFile, log);
+    if (opts.tokenFile) token = readTokenFile(opts.tokenFile, (msg) => logger.say("warn", "token_file_mode", msg));
   } catch (err) {
     if (err instanceof HttpArgError) {
-      log(err.message);
+      logger.say("error", "usage", err.message);
       return 2;
     }
     throw err;
   }
   if (!isLoopbackAddress(opts.host)) {
-    log(`WARNING: listening on non-loopback address ${opts.host} (--allow-non-loopback)${token ? "" : " WITHOUT a token: anyone who can reach it can run Codex"}`);
+    logger.say("warn", "non_loopback", `WARNING: listening on non-loopback address ${opts.host} (--allow-non-loopback)${token ? "" : " WITHOUT a token: anyone who can reach it can run Codex"}`);
   }
 
-  const bridge = await assembleForServe(platform, log);
+  const bridge = await assembleForServe(platform, logger);
   if (!bridge) return 1;
   let served: HttpBridgeServer;
   try {
     served = await startHttpServer(bridge, { ...opts, token });
   } catch (err) {
     const code = (err as NodeJS.ErrnoException).code;
-    log(
+    logger.say(
+      "error",
+      "listen_failed",
       code === "EADDRINUSE"
         ? `--http ${opts.host}:${opts.port}: the port is already in use (another codex-bridge?); pick another port`
         : `--http ${opts.host}:${opts.port}: cannot listen (${code ?? (err instanceof Error ? err.message : String(err))})`,
@@ -254,7 +256,7 @@ export async function runHttp(platform: Platform, args: string[]): Promise<numbe
   const shutdown = async (why: string) => {
     if (stopping) return;
     stopping = true;
-    log(`stopping (${why})`);
+    log("info", "stopping", { reason: why });
     const hard = setTimeout(() => process.exit(0), 1500);
     try {
       await served.close().catch(() => {});
@@ -269,9 +271,6 @@ export async function runHttp(platform: Platform, args: string[]): Promise<numbe
   process.on("SIGHUP", () => void shutdown("SIGHUP"));
 
   const projects = Object.keys(bridge.config.config.projects).length;
-  log(
-    `ready: ${served.url} (${BUILD_INFO.version}, ${BUILD_INFO.fingerprint.slice(0, 12)}), state ${bridge.store.path}, ` +
-      `${projects} project(s), ${token ? "bearer token required" : "no token"}`,
-  );
+  logger.announce("ready", { url: served.url, version: BUILD_INFO.version, build: BUILD_INFO.fingerprint.slice(0, 12), projects, token: token ? "bearer_token_required" : "none", pid: process.pid });
   return -1;
 }

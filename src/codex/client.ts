@@ -5,6 +5,7 @@ import type { ChildExit, ChildHandle, Platform } from "../../platform/types.ts";
 import { INITIALIZE, INITIALIZED, MUTATING_METHODS } from "./protocol/session.ts";
 import { ConnectionClosedError, RequestTimeoutError, RpcError, UnknownOutcomeError } from "./errors.ts";
 import { LineSplitter } from "./jsonl.ts";
+import { StderrCounter, type StderrSummary } from "./stderr-summary.ts";
 import { IncomingMessage, type RpcId, type ServerNotification, type ServerRequest } from "./rpc-messages.ts";
 
 export interface AppServerOptions {
@@ -59,6 +60,8 @@ export class AppServerClient {
   exit: ChildExit | null = null;
   initializeInfo: InitializeInfo | null = null;
   readonly startedAt = Date.now();
+  /** Set when the bridge itself closed or killed the child: its exit is then no crash. */
+  closeRequested = false;
 
   private child: ChildHandle | null = null;
   private nextId = 1;
@@ -67,6 +70,9 @@ export class AppServerClient {
   private readonly late = new Map<RpcId, { method: string; params: unknown; at: number }>();
   private readonly lateListeners = new Set<(r: LateResponse) => void>();
   private stderrTail = "";
+  private readonly stderrCounter = new StderrCounter();
+  /** Called with the source of each ERROR line on stderr (for the bridge's log; the text stays here). */
+  onStderrError: ((source: string) => void) | null = null;
   private droppedLines = 0;
   private readonly notificationListeners = new Set<(n: ServerNotification) => void>();
   private readonly requestListeners = new Set<(r: ServerRequest) => void>();
@@ -98,8 +104,8 @@ export class AppServerClient {
     return () => this.exitListeners.delete(cb);
   }
 
-  diagnostics(): { stderrTail: string; droppedLines: number; pendingRequests: number } {
-    return { stderrTail: this.stderrTail, droppedLines: this.droppedLines, pendingRequests: this.pending.size };
+  diagnostics(): { stderrTail: string; stderr: StderrSummary; droppedLines: number; pendingRequests: number } {
+    return { stderrTail: this.stderrTail, stderr: { ...this.stderrCounter.summary }, droppedLines: this.droppedLines, pendingRequests: this.pending.size };
   }
 
   async start(): Promise<InitializeInfo> {
@@ -116,6 +122,7 @@ export class AppServerClient {
     child.onStderr((chunk) => {
       const cap = this.opts.maxStderrChars ?? 16_000;
       this.stderrTail = (this.stderrTail + chunk).slice(-cap);
+      for (const source of this.stderrCounter.push(chunk)) this.onStderrError?.(source);
     });
     child.onExit((e) => this.handleExit(e));
     const result = await this.request(INITIALIZE, {
@@ -182,6 +189,7 @@ export class AppServerClient {
   async close(graceMs = 500): Promise<ChildExit | null> {
     const child = this.child;
     if (!child) return null;
+    this.closeRequested = true;
     if (this.state !== "exited") {
       try {
         child.endStdin();

@@ -35,3 +35,16 @@ export class ConnectionClosedError extends Error {
     super(`${method}: the Codex app-server connection is closed (${detail})`);
   }
 }
+
+/** No Codex executable was found (or the configured one does not exist): nothing can start. */
+export class CodexMissingError extends Error {}
+
+/**
+ * The Codex found is not a version the bridge was verified against, and the protocol check at start-up failed:
+ * the bridge refuses to drive it rather than misread it.
+ */
+export class UnverifiedCodexError extends Error {
+  constructor(readonly version: string, readonly problem: string) {
+    super(`Codex ${version} is not a verified protocol version and its start-up check failed: ${problem}`);
+  }
+}

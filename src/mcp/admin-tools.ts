@@ -3,6 +3,7 @@ import type { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
 import { z } from "zod";
 import type { BridgeService, HealthReport } from "../service/bridge-service.ts";
 import { MUTATING, ok, READ_ONLY, wrap } from "./tool-result.ts";
+import { failureText } from "../views/evidence.ts";
 import { inputOf, listed, outputOf } from "./listing.ts";
 
 // Bounded by the domain, which names its limits per field and per record (the transport bounds the line).
@@ -117,5 +118,8 @@ export function renderHealth(h: HealthReport): string {
   const lines = [`${h.healthy ? "healthy" : "UNHEALTHY"} · codex-bridge ${h.bridge.version} (${h.bridge.fingerprint.slice(0, 12)}) pid ${h.bridge.pid} up ${h.bridge.uptime_s}s`];
   for (const c of h.checks) lines.push(`${c.ok ? "ok " : "ERR"} ${c.name}: ${c.detail}`);
   for (const p of h.profiles ?? []) lines.push(`profile ${p.id}: home ${p.codex_home}${p.isolated ? " (its own)" : ""} · login ${p.login} · ${p.models ?? "?"} live models`);
+  if (h.codex.relay_disabled) lines.push(`relay disabled: ${h.codex.relay_disabled}`);
+  const f = h.last_failure;
+  if (f) lines.push(`last failure: ${f.task_id} at ${f.at}: ${failureText(f)}`);
   return lines.join("\n");
 }

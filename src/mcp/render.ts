@@ -1,4 +1,5 @@
 // Plain-text renderings for a language model reader: each fact once, no JSON echo, nothing empty.
+import { failureText } from "../views/evidence.ts";
 import { activityLine } from "../views/activity.ts";
 import type { RequestView } from "../views/request-view.ts";
 import type { WaitAnswer } from "../views/wait.ts";
@@ -41,6 +42,7 @@ function taskHead(d: TaskDelta): string {
 function taskBody(d: TaskDelta): string[] {
   const lines: string[] = [];
   const s = d.delta_summary ?? {};
+  if (d.failure) lines.push(failureText(d.failure));
   for (const m of d.messages ?? []) lines.push(`codex: ${m}`);
   if (d.plan) lines.push(`plan: ${d.plan.map((p) => `[${p.status}] ${p.step}`).join("; ")}`);
   for (const c of s.commands ?? []) lines.push(commandText(c));
@@ -102,8 +104,8 @@ export function taskLine(t: TaskRow): string {
   if (t.turn_id) bits.push(`turn ${t.turn_id}`);
   if (!t.relay && t.thread_id) bits.push(NO_RELAY_NOTE);
   if (t.unknown) bits.push(`UNKNOWN: ${t.unknown.method}`);
-  if (t.error) bits.push(`error: ${t.error.explanation}`);
-  return bits.join(" · ");
+  const line = bits.join(" · ");
+  return t.failure ? `${line}\n${failureText(t.failure)}` : line;
 }
 
 /** The compact typed view of a task used in structuredContent. */
@@ -113,7 +115,7 @@ export function taskView(t: TaskRow): Record<string, unknown> {
   if (t.turn_id) v.turn_id = t.turn_id;
   if (!t.relay && t.thread_id) v.relay = false;
   if (t.unknown) v.unknown = t.unknown;
-  if (t.error) v.error = t.error.explanation;
+  if (t.failure) v.failure = t.failure;
   return v;
 }
 

@@ -6,6 +6,7 @@ import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
 import type { JSONRPCMessage, RequestId } from "@modelcontextprotocol/sdk/types.js";
 import { TopLevelIdScanner } from "./json-id-scanner.ts";
 import { checkInboundText, errorReply, INVALID_REQUEST, type JsonRpcErrorReply } from "./jsonrpc-inbound.ts";
+import type { EventLog } from "../log.ts";
 
 /**
  * The longest stdin line (one JSON-RPC message, newline excluded) the bridge accepts: 16 MiB. Generous for any
@@ -20,7 +21,7 @@ export interface BoundedStdioOptions {
   /** Default MAX_STDIN_LINE_BYTES. */
   maxLineBytes?: number;
   /** Where to say what was refused (stderr in `serve`); stdout belongs to MCP. */
-  log?: (msg: string) => void;
+  log?: EventLog;
 }
 
 const mib = (n: number) => (n % (1024 * 1024) === 0 ? `${n / (1024 * 1024)} MiB` : `${n} bytes`);
@@ -117,6 +118,7 @@ export class BoundedStdioServerTransport implements Transport {
         INVALID_REQUEST,
         `Request too large: a stdin line of ${bytes} bytes is over the limit of ${this.maxLineBytes} bytes (${mib(this.maxLineBytes)}); it was discarded`,
         true,
+        bytes,
       );
       return;
     }
@@ -137,8 +139,9 @@ export class BoundedStdioServerTransport implements Transport {
     }
   }
 
-  private refuse(id: RequestId | null, code: number, message: string, answer: boolean): void {
-    this.opts.log?.(`${answer ? "answered" : "ignored (a notification or response gets no answer)"} invalid input${id !== null ? ` (id ${JSON.stringify(id)})` : ""}: ${message}`);
+  private refuse(id: RequestId | null, code: number, message: string, answer: boolean, bytes?: number): void {
+    // Logged by code only: the message can quote the offending input.
+    this.opts.log?.("warn", "mcp_input_refused", { id: id === null ? null : String(id), code, answered: answer, bytes });
     this.onerror?.(new Error(message));
     if (answer) void this.writeLine(errorReply(id, code, message));
   }

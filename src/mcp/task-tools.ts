@@ -2,7 +2,7 @@
 import type { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
 import { z } from "zod";
 import { MAX_WAIT_TASKS, PROMPT_MAX_CHARS, type BridgeService } from "../service/bridge-service.ts";
-import { renderResultText } from "../views/evidence.ts";
+import { failureText, renderResultText } from "../views/evidence.ts";
 import { INSPECT_KINDS } from "../views/inspect.ts";
 import { contextLine, NO_RELAY_NOTE, renderWait, requestLine, taskLine, taskView, unknownText, waitStructured } from "./render.ts";
 import { deliveryHooksFor, isAttached } from "./delivery.ts";
@@ -46,7 +46,7 @@ export function registerTaskTools(server: McpServer, service: BridgeService, hol
     },
     wrap(async (args, extra) => {
       const t = await service.start(args, connectionKey(extra));
-      return ok(`${t.id} ${t.state} · project ${t.project_id}${t.unknown ? ` · UNKNOWN: ${t.unknown.method}` : ""}${t.error ? ` · ${t.error.explanation}` : ""}${!t.relay && t.thread_id ? `\n${NO_RELAY_NOTE}` : ""}\nnext: codex_wait ${t.id}`, taskView(t));
+      return ok(`${t.id} ${t.state} · project ${t.project_id}${t.unknown ? ` · UNKNOWN: ${t.unknown.method}` : ""}${t.failure ? `\n${failureText(t.failure)}` : ""}${!t.relay && t.thread_id ? `\n${NO_RELAY_NOTE}` : ""}\nnext: ${t.failure ? "codex_status" : `codex_wait ${t.id}`}`, taskView(t));
     }),
   ));
 
@@ -193,7 +193,10 @@ export function registerTaskTools(server: McpServer, service: BridgeService, hol
     wrap(async (args) => {
       const answer = await service.result(args.task_id);
       const t = answer.task;
-      if (!answer.ready) return ok(`${t.id} is ${t.state}: no result yet (${answer.hint})`, { task_id: t.id, state: t.state });
+      if (!answer.ready) {
+        const failed = t.failure ? { text: `\n${failureText(t.failure)}`, view: { failure: t.failure } } : { text: "", view: {} };
+        return ok(`${t.id} is ${t.state}: no result yet (${answer.hint})${failed.text}`, { task_id: t.id, state: t.state, ...failed.view });
+      }
       const result = answer.result;
       const noRelay = !t.relay && t.thread_id ? { text: `\n${NO_RELAY_NOTE}`, view: { relay: false } } : { text: "", view: {} };
       return ok(renderResultText(result) + noRelay.text, { ...(result as unknown as Record<string, unknown>), ...noRelay.view });

@@ -1,7 +1,11 @@
 // The managed `codex app-server` child: started on first use, restarted on demand, its exit reported to the tasks.
 import type { Platform } from "../../platform/types.ts";
 import { AppServerClient, type InitializeInfo, type LateResponse } from "../codex/client.ts";
+import { CodexMissingError } from "../codex/errors.ts";
+import { VERIFIED_CODEX_VERSIONS } from "../codex/protocol/verified.ts";
 import type { ServerNotification, ServerRequest } from "../codex/rpc-messages.ts";
+import { silentLog, type EventLog } from "../log.ts";
+import { checkProtocol, type ProtocolStatus } from "./protocol-check.ts";
 
 export interface RuntimeOptions {
   platform: Platform;
@@ -9,6 +13,9 @@ export interface RuntimeOptions {
   env: Record<string, string>;
   version: string;
   requestTimeoutMs?: number;
+  /** The Codex versions trusted without the start-up protocol check (default: the verified-<version> modules). */
+  verifiedVersions?: readonly string[];
+  log?: EventLog;
 }
 
 export interface RuntimeHandlers {
@@ -30,6 +37,8 @@ export class CodexRuntime {
   readonly loadedThreads = new Set<string>();
   restarts = 0;
   lastExit: { code: number | null; signal: string | null; at: string; stderrTail: string } | null = null;
+  /** What the current app-server's protocol check found; null before the first start. */
+  protocol: ProtocolStatus | null = null;
 
   constructor(private readonly opts: RuntimeOptions, private readonly handlers: RuntimeHandlers) {}
 
@@ -41,10 +50,16 @@ export class CodexRuntime {
     return this.opts.codexBin;
   }
 
+  /** Why bridge_web_tool cannot be offered on new threads (this Codex refused dynamic tools), or null. */
+  get relayRefused(): string | null {
+    return this.protocol?.relayRefused ?? null;
+  }
+
   async ensure(): Promise<AppServerClient> {
     if (this.current?.state === "ready") return this.current;
     if (this.starting) return this.starting;
-    if (!this.opts.codexBin) throw new Error("Codex was not found: install @openai/codex or set CODEX_BIN to the native codex executable.");
+    if (!this.opts.codexBin) throw new CodexMissingError("Codex was not found: install @openai/codex or set CODEX_BIN to the native codex executable.");
+    const log = this.opts.log ?? silentLog;
     const client = new AppServerClient({
       platform: this.opts.platform,
       codexBin: this.opts.codexBin,
@@ -54,9 +69,21 @@ export class CodexRuntime {
     });
     client.onNotification((n) => this.handlers.notification(client, n));
     client.onServerRequest((r) => this.handlers.request(client, r));
+    client.onStderrError = (source) => log("debug", "app_server_error_line", { pid: client.pid, source });
     client.onLateResponse((r) => this.handlers.late?.(client, r));
     client.onExit((e) => {
-      this.lastExit = { ...e, at: new Date().toISOString(), stderrTail: client.diagnostics().stderrTail.slice(-2000) };
+      const diag = client.diagnostics();
+      this.lastExit = { ...e, at: new Date().toISOString(), stderrTail: diag.stderrTail.slice(-2000) };
+      const stderr = diag.stderr;
+      log(client.closeRequested ? "info" : "error", "app_server_exited", {
+        pid: client.pid,
+        code: e.code,
+        signal: e.signal,
+        stderr_lines: stderr.lines,
+        stderr_warnings: stderr.warnings,
+        stderr_errors: stderr.errors,
+        last_error: stderr.last_error,
+      });
       if (this.client === client) this.loadedThreads.clear();
       this.handlers.exit(client);
     });
@@ -65,10 +92,16 @@ export class CodexRuntime {
         if (this.client) this.restarts++;
         this.client = client;
         this.loadedThreads.clear();
+        this.protocol = null;
         await client.start();
+        this.protocol = await checkProtocol(client, this.opts.verifiedVersions ?? VERIFIED_CODEX_VERSIONS);
+        log("info", "app_server_started", { pid: client.pid, codex: this.protocol.version, verified: this.protocol.verified, relay: this.protocol.relayRefused ? "refused" : "ok" });
         return client;
       } catch (err) {
-        client.kill("SIGKILL");
+        // A child that failed to start or failed the protocol check is never handed out, even before it has exited.
+        if (this.client === client) this.client = null;
+        // Waited for, so its exit is handled before anyone (a closing bridge) can pull the store from under it.
+        await client.close(100).catch(() => client.kill("SIGKILL"));
         throw err;
       } finally {
         this.starting = null;

@@ -1,8 +1,11 @@
 // What `doctor` and `codex_health` report: config, projects, SQLite, the app-server handshake, login and live
 // models. Never includes identities or secrets.
 import { statSync } from "node:fs";
+import { UnverifiedCodexError } from "../codex/errors.ts";
+import type { Failure } from "../store/rows.ts";
 import type { CodexRuntime } from "./app-server.ts";
 import { probeHome, profileHomes, type HomeProbe, type ProfileHome } from "./home-health.ts";
+import { protocolLine } from "./protocol-check.ts";
 import type { RuntimeSlot } from "./runtime-pool.ts";
 
 export interface HealthCheck {
@@ -16,10 +19,23 @@ export interface HealthReport {
   bridge: { version: string; fingerprint: string; target: string; pid: number; uptime_s: number };
   config: { path: string; exists: boolean; projects: { id: string; cwd: string; ok: boolean; problem?: string }[]; profiles: string[] };
   sqlite: { path: string; ok: boolean };
-  codex: { bin: string | null; version: string | null; app_server: string; pid: number | null; login: string; models: number | null };
+  codex: {
+    bin: string | null;
+    version: string | null;
+    /** `verified`, or `unverified: <version> (what the start-up check found)`. */
+    protocol?: string;
+    app_server: string;
+    pid: number | null;
+    login: string;
+    models: number | null;
+    /** Present when the web-tool relay is off because this Codex refused dynamic tools. */
+    relay_disabled?: string;
+  };
   /** Per profile: its Codex home, whether a login is present there, its live model count. */
   profiles?: ProfileHome[];
   checks: HealthCheck[];
+  /** The most recent failed, interrupted or lost turn or start. */
+  last_failure?: Failure & { task_id: string; at: string };
   warnings?: string[];
 }
 
@@ -34,8 +50,8 @@ export interface HealthInputs {
   codexBin: string | null;
   codexError?: string;
   env: Record<string, string | undefined>;
-  /** The Codex versions this bridge was verified against. */
-  verifiedCodex: string[];
+  /** The most recent task failure the store holds, if any. */
+  lastFailure?: () => (Failure & { task_id: string; at: string }) | null;
 }
 
 /** Everything `doctor` and `codex_health` report. Never includes identities or secrets. */
@@ -67,6 +83,8 @@ export async function collectHealth(h: HealthInputs): Promise<HealthReport> {
   let login = "unknown";
   let models: number | null = null;
   let pid: number | null = null;
+  let protocol: string | undefined;
+  let relayDisabled: string | undefined;
   let probe: HomeProbe | null = null;
   if (!h.codexBin) {
     checks.push({ name: "codex", ok: false, detail: h.codexError ?? "Codex not found: install @openai/codex or set CODEX_BIN" });
@@ -74,11 +92,16 @@ export async function collectHealth(h: HealthInputs): Promise<HealthReport> {
     try {
       const client = await h.runtime.ensure();
       pid = client.pid;
-      const ua = client.initializeInfo?.userAgent ?? "";
-      version = /\/(\d+\.\d+\.\d+[^ ]*)/.exec(ua)?.[1] ?? null;
+      const p = h.runtime.protocol;
+      version = p?.version ?? null;
       appServer = "initialized";
-      checks.push({ name: "app-server", ok: true, detail: `initialize ok, codex ${version ?? "?"}${version && !h.verifiedCodex.includes(version) ? " (not a verified protocol version)" : " (verified)"}` });
-      if (version && !h.verifiedCodex.includes(version)) warnings.push(`codex ${version} is not a protocol version this bridge was verified against (${h.verifiedCodex.join(", ")})`);
+      protocol = p ? protocolLine(p) : undefined;
+      checks.push({ name: "app-server", ok: true, detail: `initialize ok, codex ${version ?? "?"}, protocol ${protocol ?? "unchecked"}` });
+      if (p && !p.verified) warnings.push(`codex ${version ?? "?"} is not a protocol version this bridge was verified against; it passed the start-up check (${p.checks.join(", ")})`);
+      if (p?.relayRefused) {
+        relayDisabled = p.relayRefused;
+        warnings.push(`web-tool relay disabled: ${p.relayRefused}`);
+      }
       probe = await probeHome(client);
       login = probe.login === "present" ? `logged in (${probe.loginKind})` : probe.login === "absent" ? "not logged in (codex login needed)" : probe.login === "not needed" ? "no login needed by the configured provider" : `unknown (${probe.loginError})`;
       checks.push({ name: "login", ok: probe.login !== "absent", detail: login });
@@ -86,6 +109,7 @@ export async function collectHealth(h: HealthInputs): Promise<HealthReport> {
       checks.push(probe.modelsError ? { name: "models", ok: false, detail: probe.modelsError } : { name: "models", ok: (models ?? 0) > 0, detail: `${models} live models` });
     } catch (err) {
       appServer = "failed";
+      if (err instanceof UnverifiedCodexError) protocol = `unverified: ${err.version} (${err.problem})`;
       checks.push({ name: "app-server", ok: false, detail: `could not start/initialize ${h.codexBin}: ${err instanceof Error ? err.message : String(err)}` });
     }
   }
@@ -98,14 +122,16 @@ export async function collectHealth(h: HealthInputs): Promise<HealthReport> {
   if (h.env.CONTROL_PLANE_API_KEY) {
     warnings.push("CONTROL_PLANE_API_KEY is in the bridge's environment (the bridge drops it for Codex); start the bridge through `env -u CONTROL_PLANE_API_KEY` or use a file: key in tunnel-client");
   }
+  const lastFailure = h.lastFailure?.() ?? null;
   return {
     healthy: checks.every((c) => c.ok),
     bridge: { version: h.build.version, fingerprint: h.build.fingerprint, target: h.build.runtimeTarget, pid: process.pid, uptime_s: Math.round((Date.now() - h.startedAt) / 1000) },
     config: { path: h.config.path, exists: h.config.exists, projects, profiles: h.config.profiles },
     sqlite: { path: h.store.path, ok: !h.store.error },
-    codex: { bin: h.codexBin, version, app_server: appServer, pid, login, models },
+    codex: { bin: h.codexBin, version, ...(protocol ? { protocol } : {}), app_server: appServer, pid, login, models, ...(relayDisabled ? { relay_disabled: relayDisabled } : {}) },
     ...(profiles ? { profiles } : {}),
     checks,
+    ...(lastFailure ? { last_failure: lastFailure } : {}),
     ...(warnings.length ? { warnings } : {}),
   };
 }

@@ -13,6 +13,7 @@ import { findBundledCodex, hostPlatform, locateCodex } from "../codex/locate.ts"
 import { isolatedCodexEnv, writeIsolatedCodexHome } from "../codex/isolated-home.ts";
 import { startMockProvider, type MockProvider } from "./mock-provider/index.ts";
 import { assembleBridge, mcpServerFor, type Bridge } from "../app/assemble.ts";
+import type { EventLog } from "../log.ts";
 import { defaultIdentityLockDir } from "../store/lock.ts";
 
 export interface HarnessOptions {
@@ -28,7 +29,7 @@ export interface HarnessOptions {
   env?: Record<string, string | undefined>;
   /** Set in the bridge's own environment after the isolated one is built (what its Codex children may inherit). */
   bridgeEnv?: Record<string, string>;
-  log?: (msg: string) => void;
+  log?: EventLog;
 }
 
 export interface Harness {

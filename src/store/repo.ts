@@ -3,6 +3,7 @@
 import type { Database, Row, SqlValue } from "../../platform/types.ts";
 import type {
   EventRow,
+  Failure,
   InteractionRow,
   InteractionState,
   ItemRow,
@@ -38,12 +39,19 @@ function toTask(r: Row): TaskRow {
     turn_count: num(r.turn_count),
     last_seq: num(r.last_seq),
     final_message: str(r.final_message),
-    error: json(r.error_json, null),
+    failure: asFailure(json<Record<string, unknown> | null>(r.error_json, null)),
     unknown: json(r.unknown_json, null),
     connection_id: str(r.connection_id),
     created_at: String(r.created_at),
     updated_at: String(r.updated_at),
   };
+}
+
+/** Rows written before failures had codes hold {message, explanation}: read them as an unclassified failure. */
+function asFailure(v: Record<string, unknown> | null): Failure | null {
+  if (!v) return null;
+  if (typeof v.code === "string") return v as unknown as Failure;
+  return { code: "unknown", sentence: String(v.explanation ?? v.message ?? "the turn failed"), retryable: false };
 }
 
 function toEvent(r: Row): EventRow {
@@ -136,6 +144,13 @@ export class Repo {
     return this.db.prepare(`SELECT * FROM tasks ORDER BY updated_at DESC LIMIT ?`).all(limit).map(toTask);
   }
 
+  /** The most recently updated task that carries a failure: what codex_health reports as the last one. */
+  lastFailure(): (Failure & { task_id: string; at: string }) | null {
+    const r = this.db.prepare(`SELECT id, error_json, updated_at FROM tasks WHERE error_json IS NOT NULL ORDER BY updated_at DESC LIMIT 1`).get();
+    const f = r ? asFailure(json<Record<string, unknown> | null>(r.error_json, null)) : null;
+    return r && f ? { task_id: String(r.id), ...f, at: String(r.updated_at) } : null;
+  }
+
   tasksInStates(states: TaskState[]): TaskRow[] {
     const marks = states.map(() => "?").join(",");
     return this.db.prepare(`SELECT * FROM tasks WHERE state IN (${marks})`).all(...states).map(toTask);
@@ -163,12 +178,12 @@ export class Repo {
 
   updateTask(
     id: string,
-    patch: Partial<Pick<TaskRow, "thread_id" | "turn_id" | "state" | "final_message" | "error" | "unknown" | "connection_id" | "turn_count" | "model" | "effort">>,
+    patch: Partial<Pick<TaskRow, "thread_id" | "turn_id" | "state" | "final_message" | "failure" | "unknown" | "connection_id" | "turn_count" | "model" | "effort">>,
   ): void {
     const cols: string[] = [];
     const vals: SqlValue[] = [];
     for (const [k, v] of Object.entries(patch)) {
-      if (k === "error") {
+      if (k === "failure") {
         cols.push("error_json = ?");
         vals.push(v === null ? null : JSON.stringify(v));
       } else if (k === "unknown") {

@@ -38,17 +38,40 @@ export interface TaskRow {
   turn_count: number;
   last_seq: number;
   final_message: string | null;
-  error: TurnError | null;
+  /** Why the last turn (or the start) failed, was interrupted or was lost; null while it runs or after success. */
+  failure: Failure | null;
   unknown: UnknownOutcome | null;
   connection_id: string | null;
   created_at: string;
   updated_at: string;
 }
 
-export interface TurnError {
-  message: string;
-  codexErrorInfo: unknown;
-  explanation: string;
+export const FAILURE_CODES = [
+  "auth_required",
+  "auth_rejected",
+  "provider_unreachable",
+  "provider_error",
+  "rate_limited",
+  "quota_exceeded",
+  "model_unavailable",
+  "context_window_exceeded",
+  "invalid_request",
+  "policy_refused",
+  "sandbox_denied",
+  "codex_missing",
+  "codex_unverified_version",
+  "app_server_crashed",
+  "bridge_restarted",
+  "interrupted_by_supervisor",
+  "unknown",
+] as const;
+export type FailureCode = (typeof FAILURE_CODES)[number];
+
+/** What a supervisor or a script branches on: a stable code, one sentence saying what to do, and whether a retry can help. */
+export interface Failure {
+  code: FailureCode;
+  sentence: string;
+  retryable: boolean;
 }
 
 /**

@@ -44,6 +44,8 @@ export async function cancelTask(ctx: TaskContext, unknowns: UnknownOutcomes, ta
   if (reason) events.appendNow(task.id, [{ turn_id: turnId, kind: "cancel_requested", data: { reason: redactText(reason) } }]);
   // A turn found through an UNKNOWN is done when that UNKNOWN settles (its task was "unknown", a settled state, all along).
   const done = task.state === "unknown" ? events.waitFor(task.id, (t) => !t.unknown, waitMs) : events.waitForSettled(task.id, waitMs);
+  // The failure the turn gets when Codex confirms the interrupt (unless the bridge had stopped it for a cause already).
+  events.state(task.id).stopReason ??= "interrupted_by_supervisor";
   const interrupt = () => turnInterrupt(client, { threadId, turnId }, { timeoutMs: settings.ackTimeoutMs });
   try {
     try {
@@ -73,7 +75,7 @@ export async function cancelTask(ctx: TaskContext, unknowns: UnknownOutcomes, ta
       if (r.terminated) terminated++;
     }
   } catch (err) {
-    ctx.log(`background terminal cleanup failed: ${String(err)}`);
+    ctx.log("warn", "terminal_cleanup_failed", { task: task.id, error: err instanceof Error ? err.constructor.name : "unknown" });
   }
   const after = repo.task(task.id)!;
   return { task: after, terminated, note: settled ? `turn ${after.state}` : "interrupt sent; turn/completed not seen yet, keep calling codex_wait" };

@@ -3,6 +3,7 @@
 import { randomBytes } from "node:crypto";
 import type { RuntimePool } from "../runtime/runtime-pool.ts";
 import type { SupervisorSettings } from "../config/settings.ts";
+import type { EventLog } from "../log.ts";
 import type { Repo } from "../store/repo.ts";
 import { SETTLED_STATES, type TaskState } from "../store/rows.ts";
 import type { TaskEvents } from "./task-events.ts";
@@ -15,7 +16,7 @@ export interface TaskContext {
   readonly events: TaskEvents;
   /** Native thread id → the task that owns it (threads not listed here are not ours). */
   readonly threadTask: Map<string, string>;
-  readonly log: (msg: string) => void;
+  readonly log: EventLog;
 }
 
 export const newId = (prefix: string) => `${prefix}${randomBytes(5).toString("hex")}`;

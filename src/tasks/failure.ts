@@ -1,28 +1,130 @@
-// One plain sentence per failure class: what went wrong and what the user can do. Keyed by Codex's codexErrorInfo.
-const SENTENCES: Record<string, string> = {
-  internalServerError: "The model provider had a server error; try again later with codex_send.",
-  serverOverloaded: "The model provider is overloaded; wait a little and continue with codex_send.",
-  usageLimitExceeded: "The account's usage limit is reached; wait for it to reset or switch accounts, then continue with codex_send.",
-  contextWindowExceeded: "The conversation no longer fits the model's context window; start a new task with a shorter prompt.",
-  unauthorized: "The model provider rejected the credentials; run `codex login` (or fix the API key) and continue with codex_send.",
-  badRequest: "The model provider rejected the request as invalid; check the profile's model and effort with codex_models.",
-  sandboxError: "Codex's sandbox failed to run a command; check the profile's sandbox_type and the machine's sandbox support.",
-  responseStreamDisconnected: "The connection to the model provider dropped mid-answer; continue with codex_send.",
-  responseTooManyFailedAttempts: "The model provider kept failing; check connectivity, then continue with codex_send.",
+// Why a turn or a start failed, as a stable code a supervisor or a script can branch on, one plain sentence saying
+// what to do, and whether trying again unchanged can help. Derived from Codex's codexErrorInfo, the HTTP status it
+// carries, the error text as a last resort, and the bridge's own state (a cancel it sent, a child that died).
+import { CodexMissingError, ConnectionClosedError, RequestTimeoutError, RpcError, UnverifiedCodexError } from "../codex/errors.ts";
+import { CODEX_ERROR_HTTP_VARIANTS, type CODEX_ERROR_VARIANTS } from "../codex/protocol/turn.ts";
+import { redactText } from "../policy/redact.ts";
+import type { Failure, FailureCode } from "../store/rows.ts";
+
+const CATALOG: Record<FailureCode, { sentence: string; retryable: boolean }> = {
+  auth_required: {
+    sentence: "Codex has no credentials for its model provider; run `codex login` (or set the provider's API key variable) for the Codex home the bridge uses, then continue with codex_send.",
+    retryable: false,
+  },
+  auth_rejected: { sentence: "The model provider rejected the credentials; run `codex login` again (or fix the API key), then continue with codex_send.", retryable: false },
+  provider_unreachable: { sentence: "The model provider could not be reached; check the network and the provider's base_url, then continue with codex_send.", retryable: true },
+  provider_error: { sentence: "The model provider failed with a server error or dropped the answer; try again shortly with codex_send.", retryable: true },
+  rate_limited: { sentence: "The model provider is rate-limiting this account; wait a minute, then continue with codex_send.", retryable: true },
+  quota_exceeded: { sentence: "The account's quota or usage limit is used up; wait for it to reset or change the plan or account, then continue with codex_send.", retryable: false },
+  model_unavailable: { sentence: "The model is not available to this account or provider; choose another from codex_models (model argument or the profile).", retryable: false },
+  context_window_exceeded: { sentence: "The conversation no longer fits the model's context window; start a new task with a shorter prompt.", retryable: false },
+  invalid_request: { sentence: "The model provider refused the request as invalid; check the profile's model, effort and settings with codex_health.", retryable: false },
+  policy_refused: { sentence: "The request was refused by a usage policy; rephrase the task or stop.", retryable: false },
+  sandbox_denied: { sentence: "Codex's sandbox refused or could not run what the turn needed; check the profile's sandbox_type and the machine's sandbox support.", retryable: false },
+  codex_missing: { sentence: "Codex was not found: install @openai/codex or set CODEX_BIN to the native codex executable, then restart the bridge.", retryable: false },
+  codex_unverified_version: {
+    sentence: "This Codex version is not one the bridge was verified against and it failed the start-up protocol check; install a verified version (codex_health names it).",
+    retryable: false,
+  },
+  app_server_crashed: { sentence: "The Codex app-server stopped during the turn; codex_send starts a recovery turn on the same thread.", retryable: true },
+  bridge_restarted: { sentence: "The bridge restarted while the turn was active; codex_send starts a recovery turn on the same thread.", retryable: true },
+  interrupted_by_supervisor: { sentence: "The turn was interrupted at the supervisor's request; codex_send continues the thread.", retryable: true },
+  unknown: { sentence: "The turn failed for a reason the bridge cannot classify; codex_inspect kind=warnings shows Codex's own message.", retryable: false },
 };
 
-export function explainFailure(message: string, info: unknown): string {
-  if (typeof info === "string" && SENTENCES[info]) return SENTENCES[info]!;
+/** The failure object for a code, optionally with a sentence (and a retry verdict) that says more than the catalog's. */
+export function failure(code: FailureCode, sentence?: string, retryable?: boolean): Failure {
+  const c = CATALOG[code];
+  return { code, sentence: sentence ?? c.sentence, retryable: retryable ?? c.retryable };
+}
+
+// codexErrorInfo's variants (CODEX_ERROR_VARIANTS, checked against the schema) → codes; "other" falls through to the
+// HTTP status and the text. Typed by the list, so a variant added there must be mapped here.
+const BY_INFO: Record<(typeof CODEX_ERROR_VARIANTS)[number], FailureCode> = {
+  contextWindowExceeded: "context_window_exceeded",
+  sessionBudgetExceeded: "quota_exceeded",
+  usageLimitExceeded: "quota_exceeded",
+  rateLimitExceeded: "rate_limited",
+  serverOverloaded: "provider_error",
+  internalServerError: "provider_error",
+  flexUnavailable: "provider_error",
+  policyCapacityUnavailable: "provider_error",
+  modelNotFound: "model_unavailable",
+  unauthorized: "auth_rejected",
+  badRequest: "invalid_request",
+  sandboxError: "sandbox_denied",
+  tooManyDenials: "sandbox_denied",
+  cyberPolicy: "policy_refused",
+  bioPolicy: "policy_refused",
+  misalignmentPolicyViolation: "policy_refused",
+  inferenceHookDenied: "policy_refused",
+  activeTurnNotSteerable: "invalid_request",
+};
+
+const QUOTA_RE = /quota|billing|insufficient_quota|usage limit/i;
+const CONTEXT_RE = /context (window|length)|context_length_exceeded|maximum context/i;
+const MODEL_RE = /\bmodel\b.*(not (exist|found|available|supported)|does not exist|no access)|model_not_found/i;
+const CONNECT_RE = /\b(connection (failed|refused|reset)|connect(ion)? error|network|dns|resolve|unreachable|timed? ?out)\b/i;
+const DROPPED_RE = /stream (disconnected|closed)|connection (reset|closed)|unexpected eof/i;
+const NO_LOGIN_RE = /missing environment variable|not logged in|login required|no (auth|credentials)|OPENAI_API_KEY/i;
+
+const isHttpVariant = (v: string | undefined): boolean => (CODEX_ERROR_HTTP_VARIANTS as readonly string[]).includes(v ?? "");
+
+function byStatus(status: number, text: string): FailureCode {
+  if (status === 401 || status === 403) return "auth_rejected";
+  if (status === 429) return QUOTA_RE.test(text) ? "quota_exceeded" : "rate_limited";
+  if (CONTEXT_RE.test(text)) return "context_window_exceeded";
+  if (MODEL_RE.test(text)) return "model_unavailable";
+  if (status === 408 || status >= 500) return "provider_error";
+  return "invalid_request";
+}
+
+/**
+ * Classifies a failed turn's error. `info` is Codex's codexErrorInfo (a variant name, or an object keyed by the variant
+ * with its httpStatusCode); `details` is its additionalDetails. The text is only consulted where the info is silent.
+ */
+export function classifyTurnError(message: string, info: unknown, details?: string | null): Failure {
+  const text = `${message} ${details ?? ""}`;
+  const mapped = (v: unknown) => (typeof v === "string" && Object.hasOwn(BY_INFO, v) ? BY_INFO[v as keyof typeof BY_INFO] : undefined);
+  if (mapped(info)) return failure(mapped(info)!);
   if (info && typeof info === "object") {
-    const [key, val] = Object.entries(info as Record<string, unknown>)[0] ?? [];
-    if (key === "httpConnectionFailed") {
-      const status = val && typeof val === "object" ? (val as Record<string, unknown>).httpStatusCode : undefined;
-      if (status === 401 || status === 403) return SENTENCES.unauthorized!;
-      if (typeof status === "number" && status >= 500) return SENTENCES.internalServerError!;
-      return `The model provider could not be reached${typeof status === "number" ? ` (HTTP ${status})` : ""}; check the network and provider settings, then continue with codex_send.`;
+    const [variant, val] = Object.entries(info as Record<string, unknown>)[0] ?? [];
+    if (mapped(variant)) return failure(mapped(variant)!);
+    const status = val && typeof val === "object" ? (val as Record<string, unknown>).httpStatusCode : undefined;
+    if (typeof status === "number") return failure(byStatus(status, text));
+    if (isHttpVariant(variant)) {
+      return failure(CONNECT_RE.test(text) ? "provider_unreachable" : "provider_error");
     }
-    if (key && SENTENCES[key]) return SENTENCES[key]!;
   }
-  if (/Missing environment variable/i.test(message)) return "Codex's provider needs an API key variable that is not set in the bridge's environment; set it and restart the bridge.";
-  return "The turn failed; read the error, then continue with codex_send or start a new task.";
+  if (NO_LOGIN_RE.test(text)) return failure("auth_required");
+  if (CONTEXT_RE.test(text)) return failure("context_window_exceeded");
+  if (QUOTA_RE.test(text)) return failure("quota_exceeded");
+  if (MODEL_RE.test(text)) return failure("model_unavailable");
+  if (DROPPED_RE.test(text)) return failure("provider_error");
+  return failure("unknown");
+}
+
+/**
+ * Codex retries an unreachable provider forever ("Reconnecting... waiting for network"); these retrying errors are
+ * the ones that say the provider cannot be reached at all (no HTTP status came back).
+ */
+export function isUnreachableReport(info: unknown, message: string, details?: string | null): boolean {
+  if (!info || typeof info !== "object") return false;
+  const [variant, val] = Object.entries(info as Record<string, unknown>)[0] ?? [];
+  if (!isHttpVariant(variant) || variant === "responseTooManyFailedAttempts") return false;
+  const status = val && typeof val === "object" ? (val as Record<string, unknown>).httpStatusCode : undefined;
+  return (status === null || status === undefined) && CONNECT_RE.test(`${message} ${details ?? ""}`);
+}
+
+/** Why a start (or a new turn) failed before Codex took the turn: the runtime could not start, or Codex refused. */
+export function startFailure(err: unknown): Failure {
+  if (err instanceof CodexMissingError) return failure("codex_missing");
+  if (err instanceof UnverifiedCodexError) {
+    return failure("codex_unverified_version", `Codex ${err.version} is not a version the bridge was verified against and its start-up check failed (${redactText(err.problem)}); install a verified version (codex_health names it).`);
+  }
+  if (err instanceof ConnectionClosedError || err instanceof RequestTimeoutError) {
+    return failure("app_server_crashed", "The Codex app-server stopped or did not answer while the task was starting; codex_health shows its state, then codex_send (or a new codex_start) tries again.");
+  }
+  if (err instanceof RpcError) return failure("invalid_request", `Codex refused the request (${redactText(err.message)}); fix the profile or the input.`);
+  return failure("unknown", `The task could not start: ${redactText(err instanceof Error ? err.message : String(err))}.`);
 }

@@ -1,6 +1,19 @@
 // Turns one task's app-server notifications into stored events and item snapshots: deltas coalesced, output
 // bounded, reasoning never kept, everything redacted.
-import { AGENT_MESSAGE_DELTA, COMMAND_OUTPUT_DELTA, DeltaEnvelope, ERROR_NOTIFICATION, ErrorEnvelope, ITEM_COMPLETED, ITEM_STARTED, ItemEnvelope, WARNING_NOTIFICATION, WarningEnvelope } from "../codex/protocol/item.ts";
+import {
+  AGENT_MESSAGE_DELTA,
+  COMMAND_OUTPUT_DELTA,
+  DeltaEnvelope,
+  ERROR_NOTIFICATION,
+  ErrorEnvelope,
+  ITEM_COMPLETED,
+  ITEM_STARTED,
+  ItemEnvelope,
+  PHASE_COMMENTARY,
+  PHASE_FINAL_ANSWER,
+  WARNING_NOTIFICATION,
+  WarningEnvelope,
+} from "../codex/protocol/item.ts";
 import { DiffEnvelope, PlanEnvelope, TURN_COMPLETED, TURN_DIFF_UPDATED, TURN_PLAN_UPDATED, TURN_STARTED, TurnEnvelope } from "../codex/protocol/turn.ts";
 import type { NewEvent } from "../store/repo.ts";
 import type { ItemRow } from "../store/rows.ts";
@@ -15,7 +28,7 @@ export interface IngestResult {
   events: NewEvent[];
   items: Omit<ItemRow, "updated_at" | "task_id">[];
   turnStarted?: string;
-  turnCompleted?: { turnId: string; status: string; error: { message: string; codexErrorInfo: unknown } | null; finalText: string | null };
+  turnCompleted?: { turnId: string; status: string; error: { message: string; codexErrorInfo: unknown; details: string | null } | null; finalText: string | null };
   /** Something a waiter should wake for, beyond raw activity. */
   wake: "none" | "activity" | "supervision";
   diff?: string;
@@ -33,6 +46,8 @@ export class TaskIngest {
   private readonly output = new Map<string, HeadTailBuffer>();
   /** A completed agent message is only known not to be the final answer once something else follows it. */
   private heldMessage: NewEvent | null = null;
+  /** The held message carries Codex's final_answer phase. */
+  private heldIsFinal = false;
 
   constructor(private turnId: string | null) {}
 
@@ -58,6 +73,7 @@ export class TaskIngest {
     if (!this.heldMessage) return false;
     into.push(this.heldMessage);
     this.heldMessage = null;
+    this.heldIsFinal = false;
     return true;
   }
 
@@ -78,17 +94,26 @@ export class TaskIngest {
         if (!p.success) return res;
         const t = p.data.turn;
         res.events.push(...this.drainDeltas());
-        // The held message (if any) is the final answer: delivered by codex_result, not by a wait.
-        const final = this.heldMessage;
+        // The held message (if any) is the final answer, delivered by codex_result, not by a wait. A turn that did
+        // not complete has no answer unless Codex marked one final: its last message was only on the way there.
+        const completed = (t.status ?? "completed") === "completed";
+        let final = this.heldMessage;
+        if (final && !completed && !this.heldIsFinal) {
+          res.events.push(final);
+          final = null;
+        }
         this.heldMessage = null;
+        this.heldIsFinal = false;
         let finalText = final ? str(final.data.text) : null;
-        if (!finalText && t.items) {
-          const msgs = t.items.filter((i) => i.type === "agentMessage");
+        if (!finalText && completed && t.items) {
+          const msgs = t.items.filter((i) => i.type === "agentMessage" && i.phase !== PHASE_COMMENTARY);
           const last = msgs[msgs.length - 1];
           if (last && typeof last.text === "string") finalText = redactText(last.text);
         }
         if (final) res.items.push({ item_id: String(final.item_id), turn_id: t.id, type: "agentMessage", status: "completed", data: { text: finalText, final: true } });
-        const error = t.error ? { message: redactText(t.error.message ?? "turn failed"), codexErrorInfo: redactValue(t.error.codexErrorInfo ?? null) } : null;
+        const error = t.error
+          ? { message: redactText(t.error.message ?? "turn failed"), codexErrorInfo: redactValue(t.error.codexErrorInfo ?? null), details: t.error.additionalDetails ?? null }
+          : null;
         res.turnCompleted = { turnId: t.id, status: t.status ?? "completed", error, finalText };
         res.events.push({
           turn_id: t.id,
@@ -153,7 +178,9 @@ export class TaskIngest {
           kind: "error",
           data: { message: redactText(p.data.error.message ?? "error"), will_retry: p.data.willRetry ?? false, info: redactValue(p.data.error.codexErrorInfo ?? null) },
         });
-        res.wake = p.data.willRetry ? "activity" : "supervision";
+        // A final error is followed at once by turn/completed (failed): stored within milliseconds rather than at once,
+        // so one wait reports both, with the failure, instead of one wait for the error and another for the end.
+        res.wake = "activity";
         return res;
       }
       case WARNING_NOTIFICATION: {
@@ -200,16 +227,15 @@ export class TaskIngest {
         const phase = str(item.phase);
         res.items.push({ item_id: id, turn_id: turnId, type: "agentMessage", status: "completed", data: { text, phase } });
         const ev: NewEvent = { turn_id: turnId, kind: "message", item_id: id, data: { text } };
-        if (phase === "final_answer") {
-          this.releaseHeld(res.events);
-          this.heldMessage = ev;
-        } else if (phase === "commentary") {
+        // Commentary is never the answer: shown at once. Anything else may be, until something follows it.
+        if (phase === PHASE_COMMENTARY) {
           this.releaseHeld(res.events);
           res.events.push(ev);
           res.wake = "supervision";
         } else {
           if (this.releaseHeld(res.events)) res.wake = "supervision";
           this.heldMessage = ev;
+          this.heldIsFinal = phase === PHASE_FINAL_ANSWER;
         }
         return;
       }

@@ -1,17 +1,23 @@
 // Intake of what the app-server sends on its own: notifications become stored events and task states, server
 // requests become ledger entries (or are refused at once), and the child's exit settles every task it carried.
 import type { AppServerClient } from "../codex/client.ts";
-import { ITEM_COMPLETED, SERVER_REQUEST_RESOLVED } from "../codex/protocol/item.ts";
+import { ERROR_NOTIFICATION, ErrorEnvelope, ITEM_COMPLETED, SERVER_REQUEST_RESOLVED } from "../codex/protocol/item.ts";
+import { turnInterrupt } from "../codex/protocol/turn.ts";
 import { DYNAMIC_TOOL_CALL, REQUEST_KINDS, UNSUPPORTED_REQUESTS } from "../codex/protocol/requests.ts";
 import type { RpcId, ServerNotification, ServerRequest } from "../codex/rpc-messages.ts";
-import type { TaskState } from "../store/rows.ts";
-import { explainFailure } from "./failure.ts";
+import type { Failure, TaskState } from "../store/rows.ts";
+import { classifyTurnError, failure, isUnreachableReport } from "./failure.ts";
 import type { TaskIngest } from "./ingest.ts";
 import type { InteractionLedger } from "./ledger.ts";
 import { RELAY_ARGUMENTS_MAX_CHARS, RELAY_REQUEST_MAX_CHARS, RELAY_TOOL_NAME } from "./relay-tool.ts";
 import type { TaskContext } from "./context.ts";
 
 const ACTIVE: TaskState[] = ["starting", "running", "waiting_for_approval", "waiting_for_tool"];
+/**
+ * Codex retries an unreachable provider without end (5, 10, 20, 40 s… apart). After this many reports in one turn the
+ * bridge interrupts it, so the supervisor gets provider_unreachable instead of "still running" forever.
+ */
+const UNREACHABLE_REPORTS_BEFORE_STOP = 2;
 
 export class EventIntake {
   constructor(private readonly ctx: TaskContext, private readonly ledger: InteractionLedger) {}
@@ -28,6 +34,7 @@ export class EventIntake {
     const taskId = threadTask.get(threadId);
     if (!taskId) return;
     const live = events.state(taskId);
+    if (n.method === ERROR_NOTIFICATION) this.watchUnreachable(client, taskId, params);
     const res = live.ingest.handle(n.method, n.params);
     if (res.diff !== undefined) live.diff = res.diff;
     live.buffer.push(...res.events);
@@ -47,6 +54,22 @@ export class EventIntake {
     }
     if (res.wake === "supervision" || res.events.some((e) => e.kind === "message")) events.flush(taskId);
     else events.scheduleFlush(taskId, res.wake === "activity" ? 10 : 50);
+  }
+
+  private watchUnreachable(client: AppServerClient, taskId: string, params: Record<string, unknown>): void {
+    const p = ErrorEnvelope.safeParse(params);
+    if (!p.success || !p.data.willRetry) return;
+    const { message, codexErrorInfo, additionalDetails } = p.data.error;
+    if (!isUnreachableReport(codexErrorInfo, message ?? "", additionalDetails)) return;
+    const live = this.ctx.events.state(taskId);
+    live.unreachableReports++;
+    const turnId = typeof params.turnId === "string" ? params.turnId : this.ctx.repo.task(taskId)?.turn_id;
+    if (live.unreachableReports !== UNREACHABLE_REPORTS_BEFORE_STOP || live.stopReason || !turnId) return;
+    live.stopReason = "provider_unreachable";
+    this.ctx.log("warn", "provider_unreachable", { task: taskId, turn: turnId, reports: live.unreachableReports });
+    void turnInterrupt(client, { threadId: String(params.threadId), turnId }, { timeoutMs: this.ctx.settings.ackTimeoutMs }).catch((err: unknown) => {
+      this.ctx.log("warn", "interrupt_failed", { task: taskId, error: err instanceof Error ? err.constructor.name : "unknown" });
+    });
   }
 
   onServerRequest(client: AppServerClient, r: ServerRequest): void {
@@ -104,7 +127,12 @@ export class EventIntake {
       if (t.connection_id === client.connectionId) affected.add(t.id);
     }
     const exit = client.exit;
-    const detail = exit ? (exit.signal ? `the Codex app-server was killed (${exit.signal})` : `the Codex app-server exited with code ${exit.code}`) : "the Codex app-server exited";
+    const how = exit ? (exit.signal ? `was killed by ${exit.signal}` : `exited with code ${exit.code}`) : "exited";
+    const detail = `the Codex app-server ${how}`;
+    // The bridge closing its own child (shutdown) is not a crash: the task waits for the next bridge.
+    const lost = client.closeRequested
+      ? failure("bridge_restarted")
+      : failure("app_server_crashed", `The Codex app-server ${how} during the turn; codex_send starts a recovery turn on the same thread.`);
     for (const taskId of affected) events.flush(taskId);
     repo.tx(() => {
       for (const i of repo.interactionsByConnection(client.connectionId, ["pending"])) {
@@ -116,11 +144,12 @@ export class EventIntake {
       }
       for (const taskId of affected) {
         const t = repo.task(taskId)!;
-        repo.updateTask(taskId, { state: "connection_lost" });
+        repo.updateTask(taskId, { state: "connection_lost", failure: lost });
         repo.appendEvents(taskId, [{ turn_id: t.turn_id, kind: "connection_lost", data: { detail } }]);
       }
     });
     for (const taskId of affected) {
+      this.ctx.log("error", "turn_lost", { task: taskId, code: lost.code, exit: exit?.code ?? "none", signal: exit?.signal ?? "none" });
       events.forget(taskId);
       events.wake(taskId);
     }
@@ -132,15 +161,27 @@ export class EventIntake {
     const ended: TaskState = c.status === "completed" ? "completed" : c.status === "interrupted" ? "interrupted" : "failed";
     // While a turn/start is UNKNOWN the task stays so: only evidence for exactly its turn settles it (unknown-outcomes).
     const status: TaskState = repo.task(taskId)?.state === "unknown" ? "unknown" : ended;
+    const why = turnFailure(ended, c.error, live.stopReason);
     repo.tx(() => {
       events.flushInside(taskId);
-      const error = c.error ? { message: c.error.message, codexErrorInfo: c.error.codexErrorInfo, explanation: explainFailure(c.error.message, c.error.codexErrorInfo) } : null;
-      repo.updateTask(taskId, { state: status, final_message: c.finalText, error });
+      repo.updateTask(taskId, { state: status, final_message: c.finalText, failure: why });
       if (live.diff !== null) repo.upsertItem({ task_id: taskId, item_id: `diff:${c.turnId}`, turn_id: c.turnId, type: "turnDiff", status: "final", data: { diff: live.diff } });
       for (const i of repo.interactions(taskId, ["pending"])) {
         repo.updateInteraction(i.id, { state: "stale", note: `the turn ended (${c.status}) before it was answered` });
       }
     });
+    if (why) this.ctx.log(ended === "failed" ? "error" : "warn", `turn_${ended}`, { task: taskId, turn: c.turnId, code: why.code });
+    else this.ctx.log("info", "turn_completed", { task: taskId, turn: c.turnId });
     events.wake(taskId);
   }
+}
+
+/** A completed turn has no failure; an interrupted one says who stopped it; a failed one is classified. */
+function turnFailure(status: TaskState, error: { message: string; codexErrorInfo: unknown; details: string | null } | null, stopReason: Failure["code"] | null): Failure | null {
+  if (status === "completed") return null;
+  if (status === "interrupted") {
+    if (stopReason) return failure(stopReason);
+    return failure("unknown", "The turn was interrupted outside the bridge (another Codex client, or Codex itself); codex_send continues the thread.");
+  }
+  return error ? classifyTurnError(error.message, error.codexErrorInfo, error.details) : failure("unknown");
 }

@@ -57,6 +57,7 @@ export class InteractionLedger {
       repo.appendEvents(r.taskId, [{ turn_id: r.turnId, kind: "request", item_id: r.itemId, data: { request_id: id, kind: r.kind } }]);
       refreshState(this.ctx, r.taskId);
     });
+    this.ctx.log("info", "request_pending", { task: r.taskId, request: id, kind: r.kind });
     events.wake(r.taskId);
   }
 
@@ -106,6 +107,7 @@ export class InteractionLedger {
     const client = runtimes.clientFor(i.connection_id);
     if (!client) {
       repo.updateInteraction(i.id, { state: "stale", note: "the app-server connection that asked it is gone" });
+      this.ctx.log("warn", i.kind === "tool" ? "relay_stale" : "request_stale", { task: task.id, request: i.id });
       throw new BridgeError(`request ${i.id} is stale: the app-server connection that asked it is gone. Nothing was sent`, "request_id");
     }
     // Recorded as uncertain before the write: a crash mid-send must never lead to a second send.
@@ -114,6 +116,7 @@ export class InteractionLedger {
       await client.respond(i.rpc_id, response);
     } catch (err) {
       repo.updateInteraction(i.id, { note: `send interrupted: ${String(err)}` });
+      this.ctx.log("error", "answer_uncertain", { task: task.id, request: i.id });
       throw new BridgeError(`the answer to ${i.id} may or may not have reached Codex (${String(err)}); it is recorded as uncertain and will not be resent`);
     }
     repo.tx(() => {
@@ -122,6 +125,7 @@ export class InteractionLedger {
       if (cur.state === "uncertain") repo.updateInteraction(i.id, { state: "submitted", note: "written to the app-server" });
       refreshState(this.ctx, task.id);
     });
+    this.ctx.log("info", "request_answered", { task: task.id, request: i.id, kind: i.kind });
     events.wake(task.id);
     return { interaction: repo.interaction(i.id)!, repeated: false };
   }
@@ -149,6 +153,7 @@ export class InteractionLedger {
       repo.appendEvents(i.task_id, [{ turn_id: i.turn_id, kind: "request_closed", item_id: i.item_id, data: { request_id: i.id, state } }]);
       refreshState(this.ctx, i.task_id);
     });
+    if (state === "stale") this.ctx.log("warn", i.kind === "tool" ? "relay_stale" : "request_stale", { task: i.task_id, request: i.id });
     events.wake(i.task_id);
   }
 }

@@ -19,6 +19,8 @@ import type { RuntimePool } from "../runtime/runtime-pool.ts";
 import { DEFAULT_PROFILE, resolveProject, type ProfileSpec, type ProjectSpec, type SupervisorSettings } from "../config/settings.ts";
 import { newId, type TaskContext } from "./context.ts";
 import { EventIntake } from "./intake.ts";
+import { failure, startFailure } from "./failure.ts";
+import { silentLog, type EventLog } from "../log.ts";
 import { InteractionLedger, type ToolResultInput } from "./ledger.ts";
 import { refuseOverridesWhileSteering, ThreadSettingsLog, turnLayer, withLateReport, type TurnLayer, type TurnOverrides, type TurnSettings } from "./turn-settings.ts";
 import { nativeContext, sandboxPolicy } from "./turn-params.ts";
@@ -56,7 +58,7 @@ export class Supervisor {
     readonly repo: Repo,
     readonly runtimes: RuntimePool,
     readonly settings: SupervisorSettings,
-    private readonly log: (msg: string) => void = () => {},
+    private readonly log: EventLog = silentLog,
   ) {
     this.events = new TaskEvents(repo);
     const ctx: TaskContext = { repo, runtimes, settings, events: this.events, threadTask: this.threadTask, log };
@@ -73,7 +75,7 @@ export class Supervisor {
     let uncertain = 0;
     this.repo.tx(() => {
       for (const t of this.repo.tasksInStates(["starting", "running", "waiting_for_approval", "waiting_for_tool"])) {
-        this.repo.updateTask(t.id, { state: "connection_lost" });
+        this.repo.updateTask(t.id, { state: "connection_lost", failure: failure("bridge_restarted") });
         this.repo.appendEvents(t.id, [{ turn_id: t.turn_id, kind: "connection_lost", data: { detail: "the bridge restarted while the turn was active" } }]);
         lost++;
       }
@@ -157,20 +159,26 @@ export class Supervisor {
     } else {
       project = this.project(input.project_id);
     }
+    const newTask = (relay: boolean, state: TaskState) =>
+      this.repo.insertTask({ id: newId("t_"), project_id: project.id, profile_id: profile.id, prompt: redactText(input.prompt), relay, model, effort, state });
     const runtime = this.runtimes.forProfile(profile.id);
-    const client = await runtime.ensure();
+    let client: AppServerClient;
+    try {
+      client = await runtime.ensure();
+    } catch (err) {
+      // Nothing reached Codex, but the start failed: recorded, so codex_status and codex_health can say why.
+      const t = newTask(false, "failed");
+      const why = startFailure(err);
+      this.repo.updateTask(t.id, { failure: why });
+      this.log("error", "start_failed", { task: t.id, code: why.code });
+      return this.repo.task(t.id)!;
+    }
     await checkModelChoice(client, model, effort, profile.service_tier || null);
-    const relay = !input.thread_id && this.settings.relay.enabled;
-    const task = this.repo.insertTask({
-      id: newId("t_"),
-      project_id: project.id,
-      profile_id: profile.id,
-      prompt: redactText(input.prompt),
-      relay,
-      model,
-      effort,
-      state: "starting",
-    });
+    const refused = this.settings.relay.enabled && !input.thread_id ? runtime.relayRefused : null;
+    const relay = !input.thread_id && this.settings.relay.enabled && refused === null;
+    const task = newTask(relay, "starting");
+    if (refused) this.events.appendNow(task.id, [{ turn_id: null, kind: "warning", data: { message: `web-tool relay disabled: ${refused}` } }]);
+    this.log("info", "task_started", { task: task.id, project: project.id, profile: profile.id });
     this.repo.updateTask(task.id, { connection_id: client.connectionId });
     try {
       let threadId: string;
@@ -213,15 +221,18 @@ export class Supervisor {
     const t = this.repo.task(taskId)!;
     if (err instanceof UnknownOutcomeError) {
       this.recordUnknown(t, err, true, t.thread_id ?? threadId);
+      this.log("warn", "outcome_unknown", { task: taskId, method: err.method });
       return;
     }
+    const why = startFailure(err);
+    this.log("error", "start_failed", { task: taskId, code: why.code });
     if (err instanceof ConnectionClosedError) {
-      this.repo.updateTask(taskId, { state: "connection_lost" });
+      this.repo.updateTask(taskId, { state: "connection_lost", failure: why });
       this.events.appendNow(taskId, [{ turn_id: t.turn_id, kind: "connection_lost", data: { detail: err.message } }]);
       return;
     }
     const message = err instanceof Error ? err.message : String(err);
-    this.repo.updateTask(taskId, { state: "failed", error: { message: redactText(message), codexErrorInfo: null, explanation: "Codex refused to start the turn; read the message and fix the input or configuration." } });
+    this.repo.updateTask(taskId, { state: "failed", failure: why });
     this.events.appendNow(taskId, [{ turn_id: t.turn_id, kind: "turn_completed", data: { status: "failed", error: redactText(message) } }]);
   }
 
@@ -236,7 +247,7 @@ export class Supervisor {
       ...(asked.effort ? { effort: asked.effort } : {}),
       ...(asked.service_tier ? { serviceTier: asked.service_tier } : {}),
     };
-    this.repo.updateTask(taskId, { state: "starting", connection_id: client.connectionId, error: null, final_message: null, unknown: null });
+    this.repo.updateTask(taskId, { state: "starting", connection_id: client.connectionId, failure: null, final_message: null, unknown: null });
     const mark = this.turnSettings.mark();
     const res = await turnStart(client, params, { timeoutMs: this.settings.ackTimeoutMs });
     this.repo.setContext(taskId, { ...this.repo.context(taskId), turn: turnLayer(res.turn.id, asked, this.turnSettings.reportedSince(t.thread_id!, mark)) });

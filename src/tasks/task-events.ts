@@ -1,7 +1,7 @@
 // Between the app-server and SQLite: per-task ingest state, events written in batches, and the waiters to wake.
 import type { NewEvent, Repo } from "../store/repo.ts";
 import { TaskIngest } from "./ingest.ts";
-import { SETTLED_STATES, type TaskRow } from "../store/rows.ts";
+import { SETTLED_STATES, type FailureCode, type TaskRow } from "../store/rows.ts";
 
 interface LiveTask {
   ingest: TaskIngest;
@@ -9,6 +9,10 @@ interface LiveTask {
   items: Parameters<Repo["upsertItem"]>[0][];
   flushTimer: ReturnType<typeof setTimeout> | null;
   diff: string | null;
+  /** Why the bridge itself asked Codex to interrupt the current turn (a supervisor's cancel, an unreachable provider). */
+  stopReason: FailureCode | null;
+  /** Codex's "waiting for network" reports in the current turn. */
+  unreachableReports: number;
 }
 
 /**
@@ -26,7 +30,7 @@ export class TaskEvents {
     let l = this.live.get(taskId);
     if (!l) {
       const t = this.repo.task(taskId);
-      l = { ingest: new TaskIngest(t?.turn_id ?? null), buffer: [], items: [], flushTimer: null, diff: null };
+      l = { ingest: new TaskIngest(t?.turn_id ?? null), buffer: [], items: [], flushTimer: null, diff: null, stopReason: null, unreachableReports: 0 };
       this.live.set(taskId, l);
     }
     return l;

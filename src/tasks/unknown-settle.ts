@@ -3,17 +3,14 @@
 import { THREAD_RESUME, THREAD_START } from "../codex/protocol/thread.ts";
 import { TURN_START } from "../codex/protocol/turn.ts";
 import { redactText } from "../policy/redact.ts";
-import type { TaskRow, TaskState, TurnError } from "../store/rows.ts";
+import type { TaskRow, TaskState } from "../store/rows.ts";
 import type { TaskContext } from "./context.ts";
+import { failure } from "./failure.ts";
 import { TERMINAL_TURN, type Verdict } from "./unknown-evidence.ts";
 
 export type Settlement = "accepted" | "refused" | "abandoned" | "connection_closed";
 
 const NO_TURN = "no turn was started; codex_send starts one on this thread";
-
-function failure(message: string, explanation: string): TurnError {
-  return { message: redactText(message), codexErrorInfo: null, explanation };
-}
 
 export function applyVerdict(ctx: TaskContext, task: TaskRow, v: Verdict, by: string, how: Settlement): void {
   const { repo, events, threadTask } = ctx;
@@ -32,12 +29,13 @@ export function applyVerdict(ctx: TaskContext, task: TaskRow, v: Verdict, by: st
         events.state(task.id).ingest.setTurn(accepted.turnId);
       } else if (how === "connection_closed") {
         patch.state = "connection_lost";
+        patch.failure = failure("app_server_crashed");
       } else {
         patch.state = "failed";
-        patch.error =
+        patch.failure =
           v.kind === "refused"
-            ? failure(v.message, "Codex refused the turn/start (its late answer was an error): no turn ran")
-            : failure("turn/start outcome UNKNOWN, given up by the supervisor", "nothing was resent; if Codex ran it after all, codex_threads read shows the turn");
+            ? failure("invalid_request", `Codex refused the turn/start (its late answer was an error: ${redactText(v.message)}); no turn ran.`)
+            : failure("unknown", "The turn/start outcome stayed UNKNOWN and the supervisor gave it up; nothing was resent (codex_threads read shows whether Codex ran it).");
       }
     } else {
       // thread/start or thread/resume while starting the task: no turn was ever sent.
@@ -48,10 +46,11 @@ export function applyVerdict(ctx: TaskContext, task: TaskRow, v: Verdict, by: st
       }
       patch.state = "failed";
       const what = u.method === THREAD_START ? "the thread was created late" : "the thread was resumed late";
-      patch.error =
-        accepted ? failure(`${u.method} was answered after its deadline`, `${what}; ${NO_TURN}`)
-        : v.kind === "refused" ? failure(v.message, `Codex refused ${u.method}; nothing ran`)
-        : failure(`${u.method} outcome UNKNOWN`, how === "connection_closed" ? "the app-server exited before answering; start a new task" : "given up by the supervisor; start a new task");
+      patch.failure =
+        accepted ? failure("unknown", `${u.method} was answered after its deadline: ${what}; ${NO_TURN}.`, true)
+        : v.kind === "refused" ? failure("invalid_request", `Codex refused ${u.method} (${redactText(v.message)}); nothing ran.`)
+        : how === "connection_closed" ? failure("app_server_crashed", `The app-server exited before answering ${u.method}; start a new task.`)
+        : failure("unknown", `The ${u.method} outcome stayed UNKNOWN and the supervisor gave it up; start a new task.`);
     }
   } else if (accepted && u.method === THREAD_RESUME && runtime.current?.connectionId === u.connection_id) {
     runtime.loadedThreads.add(u.thread_id!);

@@ -6,7 +6,7 @@ import { diffStat } from "./diff-stat.ts";
 import { BridgeError } from "../bridge-error.ts";
 import type { GitChecks } from "./git-checks.ts";
 import { isValidationCommand } from "./validation.ts";
-import { SETTLED_STATES, type TaskRow, type TaskState, type TurnError, type UnknownOutcome } from "../store/rows.ts";
+import { SETTLED_STATES, type Failure, type TaskRow, type TaskState, type UnknownOutcome } from "../store/rows.ts";
 
 export const RESULT_LIST_MAX = 50;
 /** Up to this many commands are listed; beyond it, failed and test/build commands are listed and the rest counted. */
@@ -67,7 +67,7 @@ export interface TaskResult {
   /** Only when it says more than `state` (e.g. the previous turn of a task whose connection was lost). */
   turn_status?: string;
   final_message?: string;
-  error?: TurnError;
+  failure?: Failure;
   unknown?: UnknownOutcome;
   evidence?: Evidence;
 }
@@ -209,11 +209,16 @@ export function buildResult(repo: Repo, taskId: string, git: GitChecks | null, o
   const turnStatus = lastTurnStatus(repo, task);
   if (turnStatus && turnStatus !== task.state) result.turn_status = turnStatus;
   if (task.final_message) result.final_message = task.final_message;
-  if (task.error) result.error = task.error;
+  if (task.failure) result.failure = task.failure;
   if (task.unknown) result.unknown = task.unknown;
   const evidence = collectEvidence(repo, taskId, git, opts.projectRoot);
   if (Object.keys(evidence).length) result.evidence = evidence;
   return result;
+}
+
+/** The failure as one line of text: the code a script matches, whether a retry can help, the sentence. */
+export function failureText(f: Failure): string {
+  return `failure ${f.code} (${f.retryable ? "retryable" : "not retryable"}): ${f.sentence}`;
 }
 
 function more(n: number | undefined): string {
@@ -236,10 +241,7 @@ export function renderResultText(r: TaskResult): string {
   const lines: string[] = [];
   if (r.final_message) lines.push(r.final_message, "");
   lines.push(`Task ${r.task_id} ${r.state}${r.turn_status ? ` (last turn ${r.turn_status})` : ""}${r.final_message ? "" : "; no final message"}.`);
-  if (r.error) {
-    const info = r.error.codexErrorInfo === null || r.error.codexErrorInfo === undefined ? "" : ` [${typeof r.error.codexErrorInfo === "string" ? r.error.codexErrorInfo : JSON.stringify(r.error.codexErrorInfo)}]`;
-    lines.push(`Error: ${r.error.message}${info}. ${r.error.explanation}`);
-  }
+  if (r.failure) lines.push(failureText(r.failure));
   if (r.unknown) lines.push(`Outcome unknown: ${r.unknown.method} was not acknowledged (${r.unknown.detail}); it may have been accepted.`);
   const e = r.evidence ?? {};
   if (e.commands || e.commands_omitted) {

@@ -5,7 +5,7 @@ import { boundText } from "../tasks/bounded-output.ts";
 import type { Supervisor } from "../tasks/supervisor.ts";
 import { SETTLED_STATES, type InteractionRow, type ItemRow, type TaskRow } from "../store/rows.ts";
 import type { ApprovalsSetting } from "../policy/answerer.ts";
-import { projectPath } from "./evidence.ts";
+import { failureText, projectPath } from "./evidence.ts";
 import { requestView, type RequestView } from "./request-view.ts";
 
 // Bounds that keep one snapshot a few hundred KB at most however long the task ran; the card polls it.
@@ -231,6 +231,6 @@ export function taskCard(sup: Supervisor, taskId: string, since?: string): CardA
   const plan = lastEvent(sup, t.id, "plan");
   if (plan && Array.isArray(plan.steps)) card.plan = plan.steps as TaskCard["plan"];
   if (t.final_message) card.final_message = boundText(t.final_message, CARD_TEXT_CHARS).text;
-  if (t.error) card.error = `${t.error.message}. ${t.error.explanation}`;
+  if (t.failure) card.error = failureText(t.failure);
   return card;
 }

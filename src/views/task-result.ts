@@ -5,6 +5,7 @@ import type { Supervisor } from "../tasks/supervisor.ts";
 import { buildResult, requireSettledTask, type TaskResult } from "./evidence.ts";
 import { runGitChecks } from "./git-checks.ts";
 
+/** Not ready: the turn has not ended, or its connection was lost (then the task's failure says why). */
 export type ResultAnswer = { ready: false; task: TaskRow; hint: string } | { ready: true; task: TaskRow; result: TaskResult };
 
 export async function taskResult(sup: Supervisor, platform: Platform, taskId: string): Promise<ResultAnswer> {

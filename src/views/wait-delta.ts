@@ -3,7 +3,7 @@
 // left out everywhere.
 import { isAbsolute, relative } from "node:path";
 import { boundText } from "../tasks/bounded-output.ts";
-import type { EventRow, InteractionRow, TaskRow } from "../store/rows.ts";
+import type { EventRow, Failure, InteractionRow, TaskRow } from "../store/rows.ts";
 import { SETTLED_STATES } from "../store/rows.ts";
 import { personDecides } from "../policy/answerer.ts";
 import type { Supervisor } from "../tasks/supervisor.ts";
@@ -73,6 +73,8 @@ export interface TaskDelta {
   requests?: RequestView[];
   tool_requests?: RequestView[];
   turn?: { status: string; error?: string };
+  /** Why the task failed, was interrupted or was lost: present once it is settled that way. */
+  failure?: Failure;
   events?: RawEvent[];
   delta_summary?: DeltaSummary;
   /** Low-value events this answer does not show (streamed deltas, starts, notices), counted rather than dropped. */
@@ -143,6 +145,8 @@ export function buildDelta(view: WaitView, taskId: string, o: DeltaOptions): { d
     return { delta, to: from };
   }
   const projectRoot = view.settings.projects[t.project_id]?.cwd;
+  // A classified failure says what Codex's error text and the lost connection's detail would say again.
+  const explained = !active && t.failure !== null && t.failure.code !== "unknown";
   const page = o.mode === "raw" ? RAW_PAGE : MAX_EVENTS_PER_WAIT;
   const events = repo.events(taskId, o.from, page);
   const last = events.length ? events[events.length - 1]!.seq : o.from;
@@ -194,11 +198,11 @@ export function buildDelta(view: WaitView, taskId: string, o: DeltaOptions): { d
       }
       case "turn_completed":
         delta.turn = { status: String(e.data.status) };
-        if (e.data.error) delta.turn.error = String(e.data.error);
-        if (e.data.status === "failed") problems.push(e);
+        if (e.data.error && !explained) delta.turn.error = String(e.data.error);
+        if (e.data.status === "failed" && !explained) problems.push(e);
         break;
       case "error":
-        if (e.data.will_retry !== true) {
+        if (e.data.will_retry !== true && !explained) {
           unresolved.push(`error: ${String(e.data.message)}`);
           problems.push(e);
         }
@@ -210,8 +214,10 @@ export function buildDelta(view: WaitView, taskId: string, o: DeltaOptions): { d
         changes.push(resolvedLine(e.data));
         break;
       case "connection_lost":
-        unresolved.push(`connection lost: ${String(e.data.detail)}`);
-        problems.push(e);
+        if (!explained) {
+          unresolved.push(`connection lost: ${String(e.data.detail)}`);
+          problems.push(e);
+        }
         break;
       case "warning":
         if (o.mode !== "supervision") unresolved.push(`warning: ${String(e.data.message)}`);
@@ -243,6 +249,7 @@ export function buildDelta(view: WaitView, taskId: string, o: DeltaOptions): { d
   if (events.length === page && repo.events(taskId, last, 1).length) delta.has_more = true;
   if (o.timedOut && active) Object.assign(delta, activity(repo, t));
   if (messages.length) delta.messages = messages;
+  if (!active && t.failure) delta.failure = t.failure;
   const views = newRequests.map((i) => {
     const v = requestView(i);
     if (v.cwd && v.cwd === projectRoot) delete v.cwd;
@@ -258,7 +265,8 @@ export function buildDelta(view: WaitView, taskId: string, o: DeltaOptions): { d
   if (o.mode === "raw") delta.events = events.map(rawEvent);
   else if (o.mode === "auto" && abnormal) {
     const related = new Set(troubled.map((i) => i.id));
-    const picked = events.filter((e) => problems.includes(e) || PROBLEM_KINDS.has(e.kind) || (e.kind === "request" && related.has(String(e.data.request_id))));
+    const explainedKinds = new Set(explained ? ["error", "connection_lost"] : []);
+    const picked = events.filter((e) => problems.includes(e) || (PROBLEM_KINDS.has(e.kind) && !explainedKinds.has(e.kind)) || (e.kind === "request" && related.has(String(e.data.request_id))));
     if (picked.length) delta.events = picked.slice(-EXPANDED_EVENTS_MAX).map(rawEvent);
   }
 

@@ -43,6 +43,10 @@ function valueFor(placeholder: string): string {
     case "SECONDS":
     case "COUNT":
       return "5";
+    case "LEVEL":
+      return "debug";
+    case "PATH":
+      return join(dir, "bridge.log");
     default:
       throw new Error(`no test value for the placeholder ${placeholder}: teach valueFor about it`);
   }

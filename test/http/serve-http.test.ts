@@ -151,7 +151,7 @@ describe("serve --http", () => {
     writeFileSync(tokenFile, token + "\n");
     chmodSync(tokenFile, 0o600);
     bridge = await startHttpBridge(setup.env, ["--http", "127.0.0.1:0", "--token-file", tokenFile]);
-    expect(bridge.stderr()).toMatch(/bearer token required/);
+    expect(bridge.stderr()).toMatch(/ready .*token=bearer_token_required/);
 
     const missing = await rawPost(bridge.port, { host: `127.0.0.1:${bridge.port}` }, INIT_REQUEST);
     expect(missing.status).toBe(401);
@@ -174,7 +174,7 @@ describe("serve --http", () => {
     const exposed = runBridge(setup.env, ["--http", "0.0.0.0:0"]);
     expect((await exposed.exited).code).toBe(2);
     expect(exposed.stderr()).toMatch(/--http 0\.0\.0\.0:0: "0\.0\.0\.0" is not a loopback address.*--allow-non-loopback/s);
-    expect(exposed.stderr()).not.toMatch(/ready:/);
+    expect(exposed.stderr()).not.toMatch(/\bready\b/);
 
     const noToken = runBridge(setup.env, ["--http", "127.0.0.1:0", "--token-file", join(tempDir("codex-bridge-http-"), "absent")]);
     expect((await noToken.exited).code).toBe(2);

@@ -41,7 +41,7 @@ async function serve(limits: { sessionIdleMs?: number; maxSessions?: number } = 
     allowNonLoopback: false,
     tokenFile: null,
     token: null,
-    log: (m) => logs.push(m),
+    log: (_level, event, fields) => logs.push(`${event} ${JSON.stringify(fields)}`),
     ...limits,
   });
   return served;
@@ -95,7 +95,7 @@ describe("serve --http sessions", () => {
     await poll(() => s.sessionCount() === 0, { timeoutMs: 25_000, what: () => `idle sessions to close (still ${s.sessionCount()})` });
     const stale = await rawPost(s.port, withSession(ids[0]!), list(1));
     expect(stale.status).toBe(404);
-    expect(logs.join("\n")).toMatch(/closed \d+ idle session\(s\)/);
+    expect(logs.join("\n")).toMatch(/http_sessions_closed \{"sessions":\d+/);
   });
 
   it("keeps a session that is used, or has a request open, past the idle timeout", async () => {

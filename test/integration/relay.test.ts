@@ -163,7 +163,8 @@ describe("web-tool relay against the real Codex", () => {
     oldClient.kill("SIGKILL");
     await exited;
     const lost = await waitUntil(h, taskId, (s) => s.state === "connection_lost");
-    expect(lost.at(-1)!.delta_summary.unresolved.join(" ")).toMatch(/connection lost: the Codex app-server was killed/);
+    expect(lost.at(-1)!.failure).toMatchObject({ code: "app_server_crashed", retryable: true });
+    expect(lost.at(-1)!.failure.sentence).toMatch(/app-server was killed by SIGKILL during the turn/);
     expect(h.bridge.sup.repo.interaction(req.request_id)!.state).toBe("stale");
     const late = await submit(h, { task_id: taskId, request_id: req.request_id, result: "too late" });
     expect(late.isError).toBe(true);

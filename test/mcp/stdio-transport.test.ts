@@ -6,6 +6,7 @@ import { afterEach, describe, expect, it } from "vitest";
 import { TopLevelIdScanner } from "../../src/mcp/json-id-scanner.ts";
 import { checkInbound, checkInboundText } from "../../src/mcp/jsonrpc-inbound.ts";
 import { BoundedStdioServerTransport, MAX_STDIN_LINE_BYTES } from "../../src/mcp/stdio-transport.ts";
+import { formatEvent } from "../../src/log.ts";
 
 type Reply = { jsonrpc: string; id: string | number | null; result?: unknown; error?: { code: number; message: string } };
 
@@ -28,7 +29,7 @@ async function rig(maxLineBytes?: number): Promise<Rig> {
   const stdin = new PassThrough();
   const stdout = new PassThrough();
   const logs: string[] = [];
-  const transport = new BoundedStdioServerTransport(stdin, stdout, { maxLineBytes, log: (m) => logs.push(m) });
+  const transport = new BoundedStdioServerTransport(stdin, stdout, { maxLineBytes, log: (level, event, fields) => logs.push(formatEvent(new Date(0), level, event, fields)) });
   const server = new McpServer({ name: "t", version: "1" }, { capabilities: { tools: {} } });
   server.registerTool("echo", { description: "echo" }, async () => ({ content: [{ type: "text", text: "hi" }] }));
   await server.connect(transport);
@@ -104,7 +105,7 @@ describe("BoundedStdioServerTransport line limit", () => {
     expect(refused!.error!.message).toMatch(/over the limit of 1024 bytes/);
     r.stdin.write(ping(5));
     expect((await r.next())[0]).toMatchObject({ id: 5, result: {} });
-    expect(r.logs.join("\n")).toMatch(/id "req-7".*over the limit/);
+    expect(r.logs.join("\n")).toMatch(/warn mcp_input_refused id=req-7 code=-32600 answered=true bytes=\d+/);
   });
 
   it("answers id null when the over-long line has no usable id, and names the limit in MiB", async () => {
@@ -202,7 +203,7 @@ describe("BoundedStdioServerTransport malformed JSON-RPC", () => {
     expect(only).toMatchObject({ id: 11, result: {} });
     await new Promise((res) => setTimeout(res, 50));
     expect(r.replies).toHaveLength(1);
-    expect(r.logs.filter((l) => l.startsWith("ignored"))).toHaveLength(5);
+    expect(r.logs.filter((l) => l.includes("answered=false"))).toHaveLength(5);
   });
 
   it("accepts a request with unknown extra top-level members (dropped, not refused)", async () => {

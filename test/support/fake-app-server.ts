@@ -1,5 +1,6 @@
 // A stand-in for `codex app-server` for edge cases the real one cannot be made to produce on demand.
-// Its answers are the real 0.171.0 samples; FAKE_MODE picks the misbehaviour. Every received line is appended to FAKE_LOG.
+// Its answers are the real 0.171.0 samples; FAKE_MODE picks the misbehaviour (FAKE_VERSION changes the version its
+// userAgent names, FAKE_ERROR_INFO the codexErrorInfo of a failing turn). Every received line is appended to FAKE_LOG.
 import { randomBytes } from "node:crypto";
 import { appendFileSync, readFileSync } from "node:fs";
 import { dirname, join } from "node:path";
@@ -62,10 +63,16 @@ function handle(m: { id?: number; method?: string; params?: Record<string, unkno
     case "initialize": {
       const r = sample("server response to initialize");
       r.id = m.id;
+      const result = r.result as Record<string, unknown>;
+      if (process.env.FAKE_VERSION) result.userAgent = String(result.userAgent).replace("0.171.0", process.env.FAKE_VERSION);
       send(r);
       return;
     }
     case "model/list": {
+      if (mode === "model-list-fails") {
+        send({ id: m.id, error: { code: -32600, message: "Invalid request: unknown variant `model/list`" } });
+        return;
+      }
       const r = sample("server response to model/list");
       r.id = m.id;
       // Hold it until the next request, so the two answers arrive reversed.
@@ -74,6 +81,12 @@ function handle(m: { id?: number; method?: string; params?: Record<string, unkno
       return;
     }
     case "thread/start": {
+      if (mode === "no-dynamic-tools" && m.params?.dynamicTools) {
+        const e = sample("server response to thread/start (ERROR)");
+        e.id = m.id;
+        send(e);
+        return;
+      }
       const r = sample("server response to thread/start");
       r.id = m.id;
       send(r);
@@ -91,6 +104,7 @@ function handle(m: { id?: number; method?: string; params?: Record<string, unkno
         r.id = m.id;
         send(r);
       }
+      if (mode === "turn-fails") failTurn();
       return;
     case "huge-line":
       send({ id: m.id, result: { blob: "x".repeat(Number(process.env.FAKE_HUGE ?? "2000000")) } });
@@ -108,3 +122,21 @@ function handle(m: { id?: number; method?: string; params?: Record<string, unkno
   }
 }
 let heldAnswer: Record<string, unknown> | null = null;
+
+/** turn/started, then turn/completed failed with FAKE_ERROR_INFO, on the sample thread and turn. */
+function failTurn(): void {
+  const threadId = ((sample("server response to thread/start").result as Record<string, any>).thread as { id: string }).id;
+  const turnId = ((sample("server response to turn/start").result as Record<string, any>).turn as { id: string }).id;
+  const started = sample("server notification turn/started");
+  Object.assign(started.params as object, { threadId });
+  ((started.params as Record<string, any>).turn as Record<string, unknown>).id = turnId;
+  const done = sample("server notification turn/completed (failed)");
+  const p = done.params as Record<string, any>;
+  p.threadId = threadId;
+  p.turn.id = turnId;
+  p.turn.error = { message: "the sandbox could not be set up", codexErrorInfo: process.env.FAKE_ERROR_INFO ?? "other", additionalDetails: null };
+  setTimeout(() => {
+    send(started);
+    send(done);
+  }, 20);
+}

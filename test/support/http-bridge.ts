@@ -39,7 +39,7 @@ export async function startHttpBridge(env: Record<string, string | undefined>, a
   let done = false;
   exited.then(() => (done = true));
   // The ready line, or "exited" as soon as the process ended without printing it.
-  const ready = await poll(() => /ready: (http:\/\/\S+:(\d+)\/mcp)/.exec(stderr()) ?? (done ? "exited" : null), {
+  const ready = await poll(() => /\bready url=(http:\/\/\S+:(\d+)\/mcp)/.exec(stderr()) ?? (done ? "exited" : null), {
     timeoutMs: 60_000,
     interval: 25,
     what: () => `the bridge's ready line on stderr; stderr so far:\n${stderr()}`,

@@ -153,16 +153,22 @@ describe("buildResult", () => {
     expect(renderResultText(r)).toBe("Nothing to change.\n\nTask t2 completed.");
   });
 
-  it("explains a failed turn with codexErrorInfo and one plain sentence", () => {
-    const error = { message: "stream disconnected", codexErrorInfo: "responseStreamDisconnected", explanation: "The connection to the model provider dropped mid-answer; continue with codex_send." };
-    task("t3", "failed", { error });
+  it("explains a failed turn with its failure code, one plain sentence and whether a retry can help", () => {
+    const failure = { code: "provider_error" as const, sentence: "The model provider failed with a server error or dropped the answer; try again shortly with codex_send.", retryable: true };
+    task("t3", "failed", { failure });
     repo.appendEvents("t3", [{ turn_id: "turn1", kind: "turn_completed", data: { status: "failed", error: "stream disconnected" } }]);
     const r = buildResult(repo, "t3", null);
-    expect(r.error).toEqual(error);
+    expect(r.failure).toEqual(failure);
     expect(r.final_message).toBeUndefined();
     const text = renderResultText(r);
     expect(text).toContain("Task t3 failed; no final message.");
-    expect(text).toContain("Error: stream disconnected [responseStreamDisconnected]. The connection to the model provider dropped mid-answer; continue with codex_send.");
+    expect(text).toContain(`failure provider_error (retryable): ${failure.sentence}`);
+  });
+
+  it("reads a failure stored before failures had codes as an unclassified one", () => {
+    task("t4", "failed");
+    repo.db.prepare(`UPDATE tasks SET error_json = ? WHERE id = ?`).run(JSON.stringify({ message: "boom", codexErrorInfo: null, explanation: "Codex refused to start the turn." }), "t4");
+    expect(repo.task("t4")!.failure).toEqual({ code: "unknown", sentence: "Codex refused to start the turn.", retryable: false });
   });
 
   it("states the turn status only when it differs from the task state", () => {

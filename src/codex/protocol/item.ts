@@ -1,5 +1,6 @@
 // Item and diagnostic notifications of the app-server protocol (verified on 0.171.0), with the shapes the bridge parses.
 import { z } from "zod";
+import { zodPaths, type SurfaceEntry, type SurfaceValues } from "./surface.ts";
 
 export const ITEM_STARTED = "item/started";
 export const ITEM_COMPLETED = "item/completed";
@@ -13,7 +14,42 @@ export const SERVER_REQUEST_RESOLVED = "serverRequest/resolved";
 export const ItemEnvelope = z.object({ item: z.object({ type: z.string(), id: z.string() }).passthrough(), turnId: z.string().optional() }).passthrough();
 export const DeltaEnvelope = z.object({ itemId: z.string(), delta: z.string(), turnId: z.string().optional() });
 export const ErrorEnvelope = z.object({
-  error: z.object({ message: z.string().optional(), codexErrorInfo: z.unknown().optional() }).passthrough(),
+  error: z.object({ message: z.string().optional(), codexErrorInfo: z.unknown().optional(), additionalDetails: z.string().nullable().optional() }).passthrough(),
   willRetry: z.boolean().optional(),
 });
 export const WarningEnvelope = z.object({ message: z.string() }).passthrough();
+
+/**
+ * The fields the bridge reads of each item type, beyond `type` and `id` (items are parsed loosely, since their
+ * variants keep growing; these are the ones ingest, evidence and the final-answer rule depend on).
+ */
+export const ITEM_READS: Readonly<Record<string, readonly string[]>> = {
+  userMessage: ["content[].text"],
+  agentMessage: ["text", "phase"],
+  commandExecution: ["command", "commandActions[].command", "cwd", "aggregatedOutput", "exitCode", "status", "durationMs"],
+  fileChange: ["changes[].path", "changes[].kind", "changes[].diff", "status"],
+  mcpToolCall: ["server", "tool", "status", "error", "arguments"],
+  dynamicToolCall: ["tool", "status", "success", "arguments"],
+  reasoning: [],
+};
+
+/** agentMessage.phase: commentary is never a final answer; final_answer always is (MessagePhase in the schema). */
+export const PHASE_COMMENTARY = "commentary";
+export const PHASE_FINAL_ANSWER = "final_answer";
+
+const itemReads = Object.entries(ITEM_READS).flatMap(([type, fields]) => fields.map((f) => `item{type=${type}}.${f}`));
+
+export const ITEM_SURFACE: SurfaceEntry[] = [
+  { kind: "notification", method: ITEM_STARTED, reads: ["threadId", ...zodPaths(ItemEnvelope), ...itemReads] },
+  { kind: "notification", method: ITEM_COMPLETED, reads: ["threadId", ...zodPaths(ItemEnvelope), ...itemReads] },
+  { kind: "notification", method: AGENT_MESSAGE_DELTA, reads: ["threadId", ...zodPaths(DeltaEnvelope)] },
+  { kind: "notification", method: COMMAND_OUTPUT_DELTA, reads: ["threadId", ...zodPaths(DeltaEnvelope)] },
+  { kind: "notification", method: ERROR_NOTIFICATION, reads: ["threadId", "turnId", ...zodPaths(ErrorEnvelope)] },
+  { kind: "notification", method: WARNING_NOTIFICATION, reads: ["threadId", ...zodPaths(WarningEnvelope)] },
+  { kind: "notification", method: SERVER_REQUEST_RESOLVED, reads: ["threadId", "requestId"] },
+];
+
+export const ITEM_VALUES: SurfaceValues[] = [
+  { definition: "ThreadItem", values: Object.keys(ITEM_READS) },
+  { definition: "MessagePhase", values: [PHASE_COMMENTARY, PHASE_FINAL_ANSWER] },
+];

@@ -1,5 +1,7 @@
 // Requests the app-server sends to the bridge (verified on 0.171.0): approvals, questions, elicitations, dynamic tool
 // calls, and the ones the bridge never serves.
+import type { SurfaceEntry, SurfaceValues } from "./surface.ts";
+
 const COMMAND_APPROVAL = "item/commandExecution/requestApproval";
 const FILE_CHANGE_APPROVAL = "item/fileChange/requestApproval";
 const PERMISSIONS_APPROVAL = "item/permissions/requestApproval";
@@ -20,3 +22,16 @@ export const REQUEST_KINDS: Readonly<Record<string, RequestKind>> = {
 
 /** Requests that only make sense for a ChatGPT-managed client; the bridge refuses them as not supported. */
 export const UNSUPPORTED_REQUESTS: ReadonlySet<string> = new Set(["account/chatgptAuthTokens/refresh", "attestation/generate"]);
+
+const WHERE = ["threadId", "turnId", "itemId"];
+
+export const REQUESTS_SURFACE: SurfaceEntry[] = [
+  { kind: "serverRequest", method: COMMAND_APPROVAL, reads: [...WHERE, "command", "cwd", "reason", "commandActions[].command", "availableDecisions"], sends: ["decision"] },
+  { kind: "serverRequest", method: FILE_CHANGE_APPROVAL, reads: [...WHERE, "reason", "grantRoot"], sends: ["decision"] },
+  { kind: "serverRequest", method: PERMISSIONS_APPROVAL, reads: [...WHERE, "reason", "permissions"], sends: ["permissions", "scope"] },
+  { kind: "serverRequest", method: USER_INPUT_REQUEST, reads: [...WHERE, "questions[].id", "questions[].question", "questions[].options"], sends: ["answers"] },
+  { kind: "serverRequest", method: ELICITATION_REQUEST, reads: ["threadId", "turnId"], sends: ["action", "content", "_meta"] },
+  { kind: "serverRequest", method: DYNAMIC_TOOL_CALL, reads: ["threadId", "turnId", "callId", "tool", "arguments"], sends: ["contentItems", "success"] },
+];
+
+export const REQUESTS_VALUES: SurfaceValues[] = [{ definition: "CommandExecutionApprovalDecision", values: ["accept", "acceptForSession", "decline", "cancel"] }];

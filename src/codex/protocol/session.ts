@@ -1,4 +1,5 @@
 // The connection handshake of the app-server protocol (verified on 0.171.0), and which requests mutate state.
+import type { SurfaceEntry } from "./surface.ts";
 import { THREAD_RESUME, THREAD_START, THREAD_TERMINALS_TERMINATE } from "./thread.ts";
 import { TURN_INTERRUPT, TURN_START, TURN_STEER } from "./turn.ts";
 
@@ -7,3 +8,13 @@ export const INITIALIZED = "initialized";
 
 /** Requests whose effect may have happened even when their acknowledgement is lost. */
 export const MUTATING_METHODS: ReadonlySet<string> = new Set([THREAD_START, THREAD_RESUME, TURN_START, TURN_STEER, TURN_INTERRUPT, THREAD_TERMINALS_TERMINATE]);
+
+export const SESSION_SURFACE: SurfaceEntry[] = [
+  {
+    kind: "request",
+    method: INITIALIZE,
+    sends: ["clientInfo.name", "clientInfo.title", "clientInfo.version", "capabilities.experimentalApi"],
+    reads: ["userAgent", "codexHome", "platformOs"],
+  },
+  { kind: "clientNotification", method: INITIALIZED },
+];

@@ -1,6 +1,7 @@
 // Thread methods of the app-server protocol (verified on 0.171.0): names, params and the result fields the bridge reads.
 import { z } from "zod";
 import type { RequestOptions, Requester } from "./requester.ts";
+import { keysOf, zodPaths, type SurfaceEntry } from "./surface.ts";
 
 export const THREAD_START = "thread/start";
 export const THREAD_RESUME = "thread/resume";
@@ -27,6 +28,8 @@ export interface ThreadStartParams {
   model?: string;
   serviceTier?: string;
   dynamicTools?: unknown[];
+  /** Not persisted: used for the start-up check that dynamic tools are accepted. */
+  ephemeral?: boolean;
 }
 /** thread/start answers with the thread and what Codex itself will use (cwd, model, sandbox...). */
 export type ThreadStartResult = Record<string, unknown> & { thread: { id: string } };
@@ -51,6 +54,21 @@ export interface ThreadListParams {
   searchTerm?: string;
   cwd?: string;
 }
+export interface ThreadReadParams {
+  threadId: string;
+  includeTurns?: boolean;
+}
+export interface ThreadTurnsListParams {
+  threadId: string;
+  itemsView: "summary";
+  sortDirection: "asc";
+  cursor?: string;
+  limit?: number;
+}
+export interface TerminalParams {
+  threadId: string;
+  processId: string;
+}
 
 /** thread/read answers with the thread (status, and its turns when asked); `readState` is a local receipt. */
 export interface ThreadReadResult {
@@ -58,10 +76,41 @@ export interface ThreadReadResult {
 }
 
 export const threadList = (c: Requester, p: ThreadListParams) => c.request<Page<Record<string, unknown>>>(THREAD_LIST, p);
-export const threadRead = (c: Requester, p: { threadId: string; includeTurns?: boolean }, o?: RequestOptions) => c.request<ThreadReadResult>(THREAD_READ, p, o);
-export const threadTurnsList = (c: Requester, p: { threadId: string; itemsView: "summary"; sortDirection: "asc"; cursor?: string; limit?: number }) =>
-  c.request<Page<Record<string, unknown>>>(THREAD_TURNS_LIST, p);
-export const backgroundTerminalsList = (c: Requester, p: { threadId: string }, o?: RequestOptions) =>
+export const threadRead = (c: Requester, p: ThreadReadParams, o?: RequestOptions) => c.request<ThreadReadResult>(THREAD_READ, p, o);
+export const threadTurnsList = (c: Requester, p: ThreadTurnsListParams) => c.request<Page<Record<string, unknown>>>(THREAD_TURNS_LIST, p);
+export const backgroundTerminalsList = (c: Requester, p: Pick<TerminalParams, "threadId">, o?: RequestOptions) =>
   c.request<Page<{ processId?: string }>>(THREAD_TERMINALS_LIST, p, o);
-export const backgroundTerminalTerminate = (c: Requester, p: { threadId: string; processId: string }, o?: RequestOptions) =>
+export const backgroundTerminalTerminate = (c: Requester, p: TerminalParams, o?: RequestOptions) =>
   c.request<{ terminated?: boolean }>(THREAD_TERMINALS_TERMINATE, p, o);
+
+export const THREAD_SURFACE: SurfaceEntry[] = [
+  {
+    kind: "request",
+    method: THREAD_START,
+    sends: keysOf<ThreadStartParams>({ cwd: true, approvalPolicy: true, sandbox: true, model: true, serviceTier: true, dynamicTools: true, ephemeral: true }),
+    reads: ["thread.id", "cwd", "model", "reasoningEffort", "approvalPolicy", "sandbox.type", "sandbox.networkAccess"],
+  },
+  { kind: "request", method: THREAD_RESUME, sends: keysOf<ThreadResumeParams>({ threadId: true, excludeTurns: true, cwd: true }) },
+  {
+    kind: "request",
+    method: THREAD_LIST,
+    sends: keysOf<ThreadListParams>({ limit: true, cursor: true, searchTerm: true, cwd: true }),
+    reads: ["data[].id", "data[].preview", "data[].cwd", "nextCursor"],
+  },
+  {
+    kind: "request",
+    method: THREAD_READ,
+    sends: keysOf<ThreadReadParams>({ threadId: true, includeTurns: true }),
+    reads: ["thread.id", "thread.status", "thread.status.type", "thread.turns[].id", "thread.turns[].status"],
+  },
+  {
+    kind: "request",
+    method: THREAD_TURNS_LIST,
+    sends: keysOf<ThreadTurnsListParams>({ threadId: true, itemsView: true, sortDirection: true, cursor: true, limit: true }),
+    reads: ["data[].id", "data[].status", "data[].error.message", "nextCursor"],
+  },
+  { kind: "request", method: THREAD_TERMINALS_LIST, sends: ["threadId"], reads: ["data[].processId"] },
+  { kind: "request", method: THREAD_TERMINALS_TERMINATE, sends: keysOf<TerminalParams>({ threadId: true, processId: true }), reads: ["terminated"] },
+  { kind: "notification", method: THREAD_SETTINGS_UPDATED, reads: zodPaths(ThreadSettingsEnvelope) },
+  { kind: "notification", method: THREAD_STATUS_CHANGED, reads: zodPaths(ThreadStatusEnvelope) },
+];

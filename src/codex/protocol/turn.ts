@@ -1,6 +1,7 @@
 // Turn methods and turn notifications of the app-server protocol (verified on 0.171.0), with the shapes the bridge parses.
 import { z } from "zod";
 import type { RequestOptions, Requester } from "./requester.ts";
+import { keysOf, zodPaths, type SurfaceEntry, type SurfaceValues } from "./surface.ts";
 
 export const TURN_START = "turn/start";
 export const TURN_STEER = "turn/steer";
@@ -24,12 +25,48 @@ export interface TurnStartParams {
   serviceTier?: string;
 }
 
+export interface TurnSteerParams {
+  threadId: string;
+  expectedTurnId: string;
+  input: UserInput[];
+}
+export interface TurnInterruptParams {
+  threadId: string;
+  turnId: string;
+}
+
 export const turnStart = (c: Requester, p: TurnStartParams, o?: RequestOptions) => c.request<{ turn: { id: string } }>(TURN_START, p, o);
-export const turnSteer = (c: Requester, p: { threadId: string; expectedTurnId: string; input: UserInput[] }, o?: RequestOptions) => c.request<unknown>(TURN_STEER, p, o);
-export const turnInterrupt = (c: Requester, p: { threadId: string; turnId: string }, o?: RequestOptions) => c.request<unknown>(TURN_INTERRUPT, p, o);
+export const turnSteer = (c: Requester, p: TurnSteerParams, o?: RequestOptions) => c.request<unknown>(TURN_STEER, p, o);
+export const turnInterrupt = (c: Requester, p: TurnInterruptParams, o?: RequestOptions) => c.request<unknown>(TURN_INTERRUPT, p, o);
+
+/**
+ * The codexErrorInfo variants the bridge tells apart (the failure classifier maps each one): the plain ones, and the
+ * ones that are objects keyed by the variant, carrying the provider's httpStatusCode.
+ */
+export const CODEX_ERROR_VARIANTS = [
+  "contextWindowExceeded",
+  "sessionBudgetExceeded",
+  "usageLimitExceeded",
+  "rateLimitExceeded",
+  "serverOverloaded",
+  "internalServerError",
+  "flexUnavailable",
+  "policyCapacityUnavailable",
+  "modelNotFound",
+  "unauthorized",
+  "badRequest",
+  "sandboxError",
+  "tooManyDenials",
+  "cyberPolicy",
+  "bioPolicy",
+  "misalignmentPolicyViolation",
+  "inferenceHookDenied",
+  "activeTurnNotSteerable",
+] as const;
+export const CODEX_ERROR_HTTP_VARIANTS = ["httpConnectionFailed", "responseStreamConnectionFailed", "responseStreamDisconnected", "responseTooManyFailedAttempts"] as const;
 
 const Obj = z.record(z.string(), z.unknown());
-const TurnError = z.object({ message: z.string().optional(), codexErrorInfo: z.unknown().optional() }).passthrough();
+const TurnError = z.object({ message: z.string().optional(), codexErrorInfo: z.unknown().optional(), additionalDetails: z.string().nullable().optional() }).passthrough();
 
 /** turn/started and turn/completed params. */
 export const TurnEnvelope = z.object({
@@ -48,3 +85,25 @@ export const PlanEnvelope = z.object({
   plan: z.array(z.object({ step: z.string(), status: z.string() }).passthrough()),
 });
 export const DiffEnvelope = z.object({ turnId: z.string().optional(), diff: z.string() });
+
+const INPUT_FIELDS = ["input[].type", "input[].text", "input[].text_elements"];
+
+export const TURN_SURFACE: SurfaceEntry[] = [
+  {
+    kind: "request",
+    method: TURN_START,
+    sends: [...keysOf<TurnStartParams>({ threadId: true, input: true, approvalPolicy: true, sandboxPolicy: true, model: true, effort: true, serviceTier: true }), ...INPUT_FIELDS],
+    reads: ["turn.id"],
+  },
+  { kind: "request", method: TURN_STEER, sends: [...keysOf<TurnSteerParams>({ threadId: true, expectedTurnId: true, input: true }), ...INPUT_FIELDS] },
+  { kind: "request", method: TURN_INTERRUPT, sends: keysOf<TurnInterruptParams>({ threadId: true, turnId: true }) },
+  { kind: "notification", method: TURN_STARTED, reads: ["threadId", ...zodPaths(TurnEnvelope)] },
+  { kind: "notification", method: TURN_COMPLETED, reads: ["threadId", ...zodPaths(TurnEnvelope)] },
+  { kind: "notification", method: TURN_PLAN_UPDATED, reads: ["threadId", ...zodPaths(PlanEnvelope)] },
+  { kind: "notification", method: TURN_DIFF_UPDATED, reads: ["threadId", ...zodPaths(DiffEnvelope)] },
+];
+
+export const TURN_VALUES: SurfaceValues[] = [
+  { definition: "TurnStatus", values: ["completed", "interrupted", "failed"] },
+  { definition: "CodexErrorInfo", values: [...CODEX_ERROR_VARIANTS, ...CODEX_ERROR_HTTP_VARIANTS] },
+];

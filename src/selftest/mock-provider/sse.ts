@@ -53,8 +53,9 @@ function functionCallItem(item: Exclude<MockItem, { type: "message" }>, ids: IdS
 export function itemEvents(item: MockItem, outputIndex: number, ids: IdSource): { events: SseEvent[]; done: Record<string, unknown> } {
   if (item.type === "message") {
     const id = ids.take("msg");
+    const phase = item.phase ? { phase: item.phase } : {};
     const events: SseEvent[] = [
-      { type: "response.output_item.added", data: { output_index: outputIndex, item: { type: "message", id, role: "assistant", status: "in_progress", content: [] } } },
+      { type: "response.output_item.added", data: { output_index: outputIndex, item: { type: "message", id, role: "assistant", status: "in_progress", content: [], ...phase } } },
       {
         type: "response.content_part.added",
         data: { item_id: id, output_index: outputIndex, content_index: 0, part: { type: "output_text", text: "", annotations: [] } },
@@ -63,7 +64,7 @@ export function itemEvents(item: MockItem, outputIndex: number, ids: IdSource): 
     for (const delta of splitIntoDeltas(item.text, item.deltas ?? 1)) {
       events.push({ type: "response.output_text.delta", data: { item_id: id, output_index: outputIndex, content_index: 0, delta } });
     }
-    const done = { type: "message", id, role: "assistant", status: "completed", content: [{ type: "output_text", text: item.text, annotations: [] }] };
+    const done = { type: "message", id, role: "assistant", status: "completed", content: [{ type: "output_text", text: item.text, annotations: [] }], ...phase };
     events.push({ type: "response.output_item.done", data: { output_index: outputIndex, item: done } });
     return { events, done };
   }

@@ -1,11 +1,15 @@
 // The script a test or the demo gives the mock, and what the mock records of each request codex makes.
 import { z } from "zod";
 
-/** An assistant message, streamed as `deltas` text deltas (default 1). */
+/**
+ * An assistant message, streamed as `deltas` text deltas (default 1). `phase` is the Responses API's message phase:
+ * Codex passes it on as the agentMessage's `phase` (commentary while working, final_answer at the end).
+ */
 export interface MockMessageItem {
   type: "message";
   text: string;
   deltas?: number;
+  phase?: "commentary" | "final_answer";
 }
 
 /** A call to codex's unified-exec shell tool `exec_command`. */
