@@ -34,3 +34,10 @@ export class ConnectionClosedError extends Error {
     super(`${method}: the Codex app-server connection is closed (${detail})`);
   }
 }
+
+/** The message could not be written as a line the app-server parses (a lone UTF-16 surrogate): nothing was sent. */
+export class UnsendableError extends Error {
+  constructor(readonly method: string) {
+    super(`${method} was not sent: it holds a lone UTF-16 surrogate, which the app-server cannot parse`);
+  }
+}
