@@ -53,7 +53,7 @@ export class CodexRuntime {
     client.onNotification((n) => this.handlers.notification(client, n));
     client.onServerRequest((r) => this.handlers.request(client, r));
     client.onExit((e) => {
-      this.lastExit = { ...e, at: new Date().toISOString(), stderrTail: client.diagnostics().stderrTail.slice(-2000) };
+      this.lastExit = { ...e, at: new Date().toISOString(), stderrTail: wholeLinesTail(client.diagnostics().stderrTail, 2000) };
       if (this.client === client) this.loadedThreads.clear();
       this.handlers.exit(client);
     });
@@ -95,4 +95,12 @@ export class CodexRuntime {
     const c = this.client;
     if (c && c.state !== "exited") await c.close(graceMs);
   }
+}
+
+/** The last `max` characters of `text`, from a line start: half a line could be half a secret no redactor knows. */
+function wholeLinesTail(text: string, max: number): string {
+  if (text.length <= max) return text;
+  const cut = text.slice(-max);
+  const nl = cut.indexOf("\n");
+  return nl >= 0 ? cut.slice(nl + 1) : "";
 }

@@ -4,6 +4,7 @@ import type { Platform } from "../../platform/types.ts";
 import { BridgeError } from "../bridge-error.ts";
 import { resolveProject } from "../config/settings.ts";
 import type { RespondInput } from "../policy/decisions.ts";
+import { redactText, redactValue } from "../policy/redact.ts";
 import type { HealthReport } from "../runtime/health.ts";
 import { modelPage, type ModelPage } from "../runtime/model-catalog.ts";
 import { listThreads, readThreadTurns } from "../runtime/threads.ts";
@@ -47,69 +48,80 @@ export class BridgeService {
   ) {}
 
   health(): Promise<HealthReport> {
-    return this.healthReport();
+    return shownAsync(() => this.healthReport());
   }
 
   start(input: StartInput): Promise<TaskRow> {
-    return this.sup.start(input);
+    return shownAsync(() => this.sup.start(input));
   }
 
   wait(input: WaitInput, ctx: WaitContext): Promise<WaitAnswer> {
-    return waitForTask(this.sup, input, ctx);
+    return shownAsync(() => waitForTask(this.sup, input, ctx));
   }
 
   status(taskId: string): TaskStatus {
-    return taskStatus(this.sup, taskId);
+    return shown(() => taskStatus(this.sup, taskId));
   }
 
   recent(): TaskRow[] {
-    return recentTasks(this.sup);
+    return shown(() => recentTasks(this.sup));
   }
 
   send(input: { task_id: string; message: string; model?: string; effort?: string }) {
-    return this.sup.send(input);
+    return shownAsync(() => this.sup.send(input));
   }
 
   respond(input: RespondInput) {
-    return this.sup.respond(input);
+    return shownAsync(() => this.sup.respond(input));
   }
 
   submitToolResult(input: ToolResultInput) {
-    return this.sup.submitToolResult(input);
+    return shownAsync(() => this.sup.submitToolResult(input));
   }
 
   result(taskId: string): Promise<ResultAnswer> {
-    return taskResult(this.sup, this.platform, taskId);
+    return shownAsync(() => taskResult(this.sup, this.platform, taskId));
   }
 
   inspect(input: InspectInput): InspectPage {
-    this.sup.sync(input.task_id);
-    this.sup.task(input.task_id);
-    return inspect(this.sup.repo, input);
+    return shown(() => {
+      this.sup.sync(input.task_id);
+      this.sup.task(input.task_id);
+      return inspect(this.sup.repo, input);
+    });
   }
 
   cancel(input: { task_id: string; reason?: string }) {
-    return this.sup.cancel(input);
+    return shownAsync(() => this.sup.cancel(input));
   }
 
-  async models(input: { cursor?: string; include_hidden?: boolean }): Promise<ModelPage> {
-    return modelPage(await this.sup.runtime.ensure(), input);
+  models(input: { cursor?: string; include_hidden?: boolean }): Promise<ModelPage> {
+    return shownAsync(async () => modelPage(await this.sup.runtime.ensure(), input));
   }
 
-  async threads(input: { action: "list" | "read"; thread_id?: string; cursor?: string; limit?: number }) {
-    const client = await this.sup.runtime.ensure();
-    if (input.action === "list") return { action: "list" as const, ...(await listThreads(client, input, (id) => this.sup.repo.taskByThread(id)?.id)) };
-    if (!input.thread_id) throw new BridgeError("thread_id is required for action read; codex_threads action=list shows them", "thread_id");
-    return { action: "read" as const, ...(await readThreadTurns(client, { thread_id: input.thread_id, cursor: input.cursor })) };
+  threads(input: { action: "list" | "read"; thread_id?: string; cursor?: string; limit?: number }) {
+    return shownAsync(async () => {
+      const client = await this.sup.runtime.ensure();
+      // A preview is the user's first prompt: redacted whole, before it is cut short.
+      if (input.action === "list") return { action: "list" as const, ...(await listThreads(client, input, (id) => this.sup.repo.taskByThread(id)?.id, redactText)) };
+      if (!input.thread_id) throw new BridgeError("thread_id is required for action read; codex_threads action=list shows them", "thread_id");
+      return { action: "read" as const, ...(await readThreadTurns(client, { thread_id: input.thread_id, cursor: input.cursor })) };
+    });
   }
 
   checkpoint(input: CheckpointInput) {
-    this.sup.task(input.task_id);
-    return checkpoint(this.sup.repo, input);
+    return shown(() => {
+      this.sup.task(input.task_id);
+      return checkpoint(this.sup.repo, input);
+    });
   }
 
   /** Status of the managed app-server; a restart is refused while anything could be lost by it. */
-  async runtime(action: "status" | "restart"): Promise<RuntimeStatus> {
+  runtime(action: "status" | "restart"): Promise<RuntimeStatus> {
+    return shownAsync(() => this.runtimeNow(action));
+  }
+
+  private async runtimeNow(action: "status" | "restart"): Promise<RuntimeStatus> {
     const counts = this.sup.activeCounts();
     const runtime = this.sup.runtime;
     if (action === "restart") {
@@ -127,4 +139,28 @@ export class BridgeService {
     const p = resolveProject(this.sup.settings.projects, idOrAlias);
     return { cwd: p.cwd, allowHardLinks: p.allow_hard_links === true };
   }
+}
+
+// Everything the service hands out is redacted, whatever its source: stored rows (already redacted on write), live
+// app-server data (thread previews, the stderr tail of a dead app-server), and error messages that echo an input.
+function shown<T>(fn: () => T): T {
+  try {
+    return redactValue(fn()) as T;
+  } catch (err) {
+    throw scrubbed(err);
+  }
+}
+
+async function shownAsync<T>(fn: () => Promise<T>): Promise<T> {
+  try {
+    return redactValue(await fn()) as T;
+  } catch (err) {
+    throw scrubbed(err);
+  }
+}
+
+/** The same error (its class still tells the MCP layer how to show it), its message redacted. */
+function scrubbed(err: unknown): unknown {
+  if (err instanceof Error) err.message = redactText(err.message);
+  return err;
 }

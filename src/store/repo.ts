@@ -89,6 +89,9 @@ function toItem(r: Row): ItemRow {
   };
 }
 
+/** Task columns that hold text from outside (the supervisor, Codex) rather than ids and states. */
+const FREE_TEXT_COLUMNS: ReadonlySet<string> = new Set(["final_message", "model", "effort"]);
+
 export interface NewEvent {
   turn_id: string | null;
   kind: string;
@@ -96,9 +99,31 @@ export interface NewEvent {
   data: Record<string, unknown>;
 }
 
+/**
+ * What every free-text and JSON value passes through before it is written (the composition root hands in the
+ * redactor), so no secret reaches a page or the WAL, whichever code path stored it.
+ */
+export interface Scrubber {
+  redactText(s: string): string;
+  redactValue(v: unknown): unknown;
+}
+
 /** All SQL the supervisor needs, in one place. Every write that matters happens before it is acknowledged. */
 export class Repo {
-  constructor(readonly db: Database) {}
+  constructor(
+    readonly db: Database,
+    private readonly scrub: Scrubber,
+  ) {}
+
+  /** A string column's value, redacted (null stays null). */
+  private text(v: string | null): string | null {
+    return v === null ? null : this.scrub.redactText(v);
+  }
+
+  /** A JSON column's value, redacted and serialized. */
+  private json(v: unknown): string {
+    return JSON.stringify(this.scrub.redactValue(v));
+  }
 
   tx<T>(fn: () => T): T {
     return this.db.transaction(fn);
@@ -111,7 +136,7 @@ export class Repo {
         `INSERT INTO tasks (id, project_id, profile_id, state, relay, prompt, model, effort, created_at, updated_at)
          VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
       )
-      .run(t.id, t.project_id, t.profile_id, t.state, t.relay ? 1 : 0, t.prompt, t.model, t.effort, at, at);
+      .run(t.id, t.project_id, t.profile_id, t.state, t.relay ? 1 : 0, this.text(t.prompt), this.text(t.model), this.text(t.effort), at, at);
     return this.task(t.id)!;
   }
 
@@ -141,12 +166,12 @@ export class Repo {
     const cols: string[] = [];
     const vals: SqlValue[] = [];
     for (const [k, v] of Object.entries(patch)) {
-      if (k === "error") {
-        cols.push("error_json = ?");
-        vals.push(v === null ? null : JSON.stringify(v));
-      } else if (k === "unknown") {
-        cols.push("unknown_json = ?");
-        vals.push(v === null ? null : JSON.stringify(v));
+      if (k === "error" || k === "unknown") {
+        cols.push(`${k}_json = ?`);
+        vals.push(v === null ? null : this.json(v));
+      } else if (FREE_TEXT_COLUMNS.has(k)) {
+        cols.push(`${k} = ?`);
+        vals.push(this.text(v as string | null));
       } else {
         cols.push(`${k} = ?`);
         vals.push(v as SqlValue);
@@ -166,7 +191,7 @@ export class Repo {
     const ins = this.db.prepare(`INSERT INTO events (task_id, seq, turn_id, kind, item_id, at, data) VALUES (?, ?, ?, ?, ?, ?, ?)`);
     for (const e of events) {
       seq++;
-      ins.run(taskId, seq, e.turn_id, e.kind, e.item_id ?? null, at, JSON.stringify(e.data));
+      ins.run(taskId, seq, e.turn_id, e.kind, e.item_id ?? null, at, this.json(e.data));
     }
     this.db.prepare(`UPDATE tasks SET last_seq = ?, updated_at = ? WHERE id = ?`).run(seq, at, taskId);
     return seq;
@@ -198,7 +223,7 @@ export class Repo {
          ON CONFLICT(task_id, item_id) DO UPDATE SET turn_id = excluded.turn_id, type = excluded.type,
            status = excluded.status, data = excluded.data, updated_at = excluded.updated_at`,
       )
-      .run(i.task_id, i.item_id, i.turn_id, i.type, i.status, JSON.stringify(i.data), now());
+      .run(i.task_id, i.item_id, i.turn_id, i.type, i.status, this.json(i.data), now());
   }
 
   item(taskId: string, itemId: string): ItemRow | undefined {
@@ -231,7 +256,7 @@ export class Repo {
         i.turn_id,
         i.item_id,
         i.state,
-        JSON.stringify(i.params),
+        this.json(i.params),
         at,
         at,
       );
@@ -275,7 +300,7 @@ export class Repo {
     }
     if (patch.response !== undefined) {
       cols.push("response = ?");
-      vals.push(JSON.stringify(patch.response));
+      vals.push(this.json(patch.response));
     }
     if (patch.response_hash !== undefined) {
       cols.push("response_hash = ?");
@@ -283,7 +308,7 @@ export class Repo {
     }
     if (patch.note !== undefined) {
       cols.push("note = ?");
-      vals.push(patch.note);
+      vals.push(this.text(patch.note));
     }
     cols.push("updated_at = ?");
     vals.push(now());
@@ -305,7 +330,7 @@ export class Repo {
   }
 
   setContext(taskId: string, ctx: Record<string, unknown>): void {
-    this.db.prepare(`UPDATE tasks SET context_json = ? WHERE id = ?`).run(JSON.stringify(ctx), taskId);
+    this.db.prepare(`UPDATE tasks SET context_json = ? WHERE id = ?`).run(this.json(ctx), taskId);
   }
 
   context(taskId: string): Record<string, unknown> | undefined {
@@ -324,6 +349,6 @@ export class Repo {
         `INSERT INTO checkpoints (task_id, data, updated_at) VALUES (?, ?, ?)
          ON CONFLICT(task_id) DO UPDATE SET data = excluded.data, updated_at = excluded.updated_at`,
       )
-      .run(taskId, JSON.stringify(data), now());
+      .run(taskId, this.json(data), now());
   }
 }

@@ -104,7 +104,7 @@ export class EventIntake {
     }
     const exit = client.exit;
     const detail = exit ? (exit.signal ? `the Codex app-server was killed (${exit.signal})` : `the Codex app-server exited with code ${exit.code}`) : "the Codex app-server exited";
-    for (const taskId of affected) events.flush(taskId);
+    for (const taskId of affected) events.flush(taskId, true);
     repo.tx(() => {
       for (const i of repo.interactionsByConnection(client.connectionId, ["pending"])) {
         repo.updateInteraction(i.id, { state: "stale", note: "the app-server connection was lost" });

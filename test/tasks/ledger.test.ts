@@ -7,6 +7,7 @@ import type { RpcId } from "../../src/codex/rpc-messages.ts";
 import { MIGRATIONS } from "../../src/store/migrations.ts";
 import { openStateDatabase, type OpenedStore } from "../../src/store/open.ts";
 import { Repo } from "../../src/store/repo.ts";
+import { redactor } from "../../src/policy/redact.ts";
 import { BridgeError } from "../../src/bridge-error.ts";
 import type { CodexRuntime } from "../../src/runtime/app-server.ts";
 import { Supervisor } from "../../src/tasks/supervisor.ts";
@@ -54,7 +55,7 @@ const THREAD = "thread-1";
 
 beforeEach(async () => {
   store = await openStateDatabase(await getPlatform(), ":memory:", MIGRATIONS);
-  repo = new Repo(store.db);
+  repo = new Repo(store.db, redactor);
   client = fakeClient("conn-1");
   runtime.current = client;
   sup = new Supervisor(repo, runtime as unknown as CodexRuntime, {
