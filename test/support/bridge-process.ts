@@ -1,4 +1,4 @@
-// Test support: everything a bridge needs to run as a REAL child process (`bun src/cli/main.ts serve`) offline:
+// Test support: everything a bridge needs to run as a REAL child process (`serve` from source, or CODEX_BRIDGE_BIN) offline:
 // a temp Git project, an isolated CODEX_HOME on a loopback mock model, a config naming the project "demo", and a
 // state file. The environment is exactly the isolated one: nothing of the test runner's leaks into the bridge.
 import { readdirSync, readFileSync, writeFileSync } from "node:fs";
@@ -10,6 +10,12 @@ import { TunnelEmulator, type JsonRpcResponse, type TunnelEmulatorOptions } from
 
 export const BUN = join(PROJECT_ROOT, "node_modules", ".bin", "bun");
 export const MAIN = join(PROJECT_ROOT, "src", "cli", "main.ts");
+
+/** How to run `codex-bridge <args>`: the compiled executable named by CODEX_BRIDGE_BIN, else the source under Bun. */
+export function bridgeCommand(args: string[]): { command: string; args: string[] } {
+  const bin = process.env.CODEX_BRIDGE_BIN;
+  return bin ? { command: bin, args } : { command: BUN, args: [MAIN, ...args] };
+}
 
 export interface BridgeSetupOptions {
   approvalPolicy?: "untrusted" | "on-request" | "never";
@@ -68,7 +74,10 @@ export async function prepareBridge(opts: BridgeSetupOptions = {}): Promise<Brid
       statePath,
       provider: c.provider,
       env,
-      spawn: (o = {}) => TunnelEmulator.spawn(BUN, [MAIN, "serve"], { cwd: PROJECT_ROOT, deadlineMs: 60_000, ...o, env: { ...env, ...o.env } }),
+      spawn: (o = {}) => {
+        const run = bridgeCommand(["serve"]);
+        return TunnelEmulator.spawn(run.command, run.args, { cwd: PROJECT_ROOT, deadlineMs: 60_000, ...o, env: { ...env, ...o.env } });
+      },
       async cleanup() {
         await c.cleanup();
         p.cleanup();
