@@ -2,20 +2,12 @@
 // and tool calls open, while a checkpoint is written) across many tasks. After each kill the database passes its
 // integrity check as the crash left it, and the next bridge on it still has everything it acknowledged (every task,
 // every confirmed answer and checkpoint), leaves nothing live, and its app-server child did not outlive it.
-import { afterAll, describe, expect, it } from "vitest";
-import { callTool, eventually, prepareBridge, processGone, type BridgeSetup } from "../support/bridge-process.ts";
+import { describe, expect, it } from "vitest";
+import { callTool, eventually, prepareBridge, processGone } from "../support/bridge-process.ts";
 import { answerRequests, faultResponder, integrityOfCopy, LIVE_STATES, newAcknowledged, promptFor, TASK_KINDS, type Acknowledged, type Call } from "../support/fault-tasks.ts";
-import { killQuietly, recordFigures, Responsiveness, scale, seeded, type Random } from "../support/reliability.ts";
-import type { TunnelEmulator } from "../support/tunnel-emulator.ts";
+import { holdForPhase, killQuietly, recordFigures, Responsiveness, scale, seeded, type Random } from "../support/reliability.ts";
 
-let setup: BridgeSetup | null = null;
-let tunnel: TunnelEmulator | null = null;
-const appServers: number[] = [];
-afterAll(async () => {
-  if (tunnel?.exit === null) killQuietly(tunnel.pid);
-  for (const pid of appServers) if (!processGone(pid)) killQuietly(pid);
-  await setup?.cleanup();
-});
+const held = holdForPhase();
 
 /** At least this many kills, and at least this many tasks started across them. */
 const KILLS = scale(20, 4);
@@ -75,8 +67,7 @@ async function supervise(call: Call, tasks: string[], r: Random, ack: Acknowledg
 describe("reliability: bridge killed", () => {
   it(`kill -9 at ${KILLS}+ random points across ${TASKS}+ tasks: integrity, nothing acknowledged lost, nothing stuck live`, async () => {
     const r = seeded("bridge-kills");
-    setup = await prepareBridge({ approvalPolicy: "on-request" });
-    const s = setup;
+    const s = (held.setup = await prepareBridge({ approvalPolicy: "on-request" }));
     s.provider.setResponder((req) => faultResponder(req));
     const ack = newAcknowledged();
     const live = new Responsiveness();
@@ -86,7 +77,7 @@ describe("reliability: bridge killed", () => {
     for (let round = 0; ; round++) {
       const started = Date.now();
       const t = await s.spawn({ deadlineMs: 30_000, stopGraceMs: 10_000 });
-      tunnel = t;
+      held.tunnel = t;
       const call: Call = (name, args) => callTool(t, name, args);
       // The first call after a kill is the recovery check: everything acknowledged is there and nothing is live.
       const v = await verify(call, ack);
@@ -126,7 +117,7 @@ describe("reliability: bridge killed", () => {
             }
             if (i === 0) {
               const pid = (await call("codex_runtime", { action: "status" })).structured.pid;
-              if (typeof pid === "number") appServers.push(pid);
+              if (typeof pid === "number") held.pids.push(pid);
             }
           }
           void runtime;
@@ -141,9 +132,9 @@ describe("reliability: bridge killed", () => {
       const phase = early ? "startup" : Date.now() - roundStart < 1500 ? "task starts" : "supervision";
       stats.killedDuring.set(phase, (stats.killedDuring.get(phase) ?? 0) + 1);
       await t.exited;
-      tunnel = null;
+      held.tunnel = null;
       // The app-server sees its stdin close and must go too.
-      for (const pid of appServers.splice(0)) {
+      for (const pid of held.pids.splice(0)) {
         if (!(await eventually(() => processGone(pid), 5_000))) {
           stats.orphans++;
           killQuietly(pid);

@@ -2,18 +2,13 @@
 // the tunnel emulator into the real bridge process. Every input gets an answer (an error for every invalid one), the
 // bridge never crashes nor writes a stray stdout byte, answers ping within a second after every single line, and
 // exits within a second of stdin EOF.
-import { afterAll, describe, expect, it } from "vitest";
-import { callTool, prepareBridge, type BridgeSetup } from "../support/bridge-process.ts";
+import { describe, expect, it } from "vitest";
+import { callTool, prepareBridge } from "../support/bridge-process.ts";
 import { fuzzCall, malformedLine, type FuzzContext, type Tool } from "../support/fuzz-inputs.ts";
-import { killQuietly, recordFigures, Responsiveness, scale, seeded } from "../support/reliability.ts";
-import type { JsonRpcResponse, TunnelEmulator } from "../support/tunnel-emulator.ts";
+import { holdForPhase, recordFigures, Responsiveness, scale, seeded } from "../support/reliability.ts";
+import type { JsonRpcResponse } from "../support/tunnel-emulator.ts";
 
-let setup: BridgeSetup | null = null;
-let tunnel: TunnelEmulator | null = null;
-afterAll(async () => {
-  if (tunnel?.exit === null) killQuietly(tunnel.pid);
-  await setup?.cleanup();
-});
+const held = holdForPhase();
 
 const CALLS = scale(10_000, 1_500);
 const LINES = scale(1_000, 250);
@@ -26,10 +21,10 @@ const isErrorAnswer = (res: JsonRpcResponse) => "error" in res || (res.result as
 describe("reliability: fuzzed input", () => {
   it(`${CALLS} tool calls from the live schemas and ${LINES} malformed JSON-RPC lines: all answered, no crash, no hang, no stray byte`, async () => {
     const r = seeded("fuzz");
-    setup = await prepareBridge({ approvalPolicy: "never" });
+    const setup = (held.setup = await prepareBridge({ approvalPolicy: "never" }));
     setup.provider.setResponder(() => ({ kind: "output", items: [{ type: "message", text: "fuzzed ok" }] }));
     const t = await setup.spawn({ deadlineMs: 30_000, stopGraceMs: 10_000 });
-    tunnel = t;
+    held.tunnel = t;
     const live = new Responsiveness();
     await t.initialize();
     const list = await t.request("tools/list", {});

@@ -4,27 +4,21 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
-import { prepareBridge, toolAnswer, type BridgeSetup } from "../support/bridge-process.ts";
+import { prepareBridge, toolAnswer } from "../support/bridge-process.ts";
 import { bundledCodexBin } from "../support/real-codex.ts";
-import { killQuietly, recordFigures, Responsiveness } from "../support/reliability.ts";
+import { holdForPhase, recordFigures, Responsiveness } from "../support/reliability.ts";
 import { pushSecretsThroughEveryChannel, secretProjectFiles, writeStderrWrapper } from "../support/secret-channels.ts";
 import { leakProbes } from "../support/secret-corpus.ts";
-import type { TunnelEmulator } from "../support/tunnel-emulator.ts";
 
-let setup: BridgeSetup | null = null;
-let tunnel: TunnelEmulator | null = null;
+const held = holdForPhase();
 const dir = mkdtempSync(join(tmpdir(), "codex-bridge-secrets-"));
-afterAll(async () => {
-  if (tunnel?.exit === null) killQuietly(tunnel.pid);
-  await setup?.cleanup();
-  rmSync(dir, { recursive: true, force: true });
-});
+afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
 describe("reliability: secrets", () => {
   it("the corpus through every channel of the bridge process: no hit in any result, its stderr, the database or the WAL", async () => {
-    setup = await prepareBridge({ approvalPolicy: "on-request", files: secretProjectFiles() });
+    const setup = (held.setup = await prepareBridge({ approvalPolicy: "on-request", files: secretProjectFiles() }));
     const t = await setup.spawn({ deadlineMs: 60_000, stopGraceMs: 10_000, env: { CODEX_BIN: writeStderrWrapper(dir, bundledCodexBin()) } });
-    tunnel = t;
+    held.tunnel = t;
     const live = new Responsiveness();
     await t.initialize();
     const report = await pushSecretsThroughEveryChannel({

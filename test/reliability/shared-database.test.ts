@@ -4,18 +4,12 @@
 import { spawn } from "node:child_process";
 import { linkSync, mkdirSync, symlinkSync } from "node:fs";
 import { basename, dirname, join, relative } from "node:path";
-import { afterAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { bridgeCommand, callTool, prepareBridge, type BridgeSetup } from "../support/bridge-process.ts";
 import { PROJECT_ROOT } from "../support/real-codex.ts";
-import { killQuietly, recordFigures, Responsiveness } from "../support/reliability.ts";
-import type { TunnelEmulator } from "../support/tunnel-emulator.ts";
+import { holdForPhase, recordFigures, Responsiveness } from "../support/reliability.ts";
 
-let setup: BridgeSetup | null = null;
-let holder: TunnelEmulator | null = null;
-afterAll(async () => {
-  if (holder?.exit === null) killQuietly(holder.pid);
-  await setup?.cleanup();
-});
+const held = holdForPhase();
 
 interface Attempt {
   code: number | null;
@@ -47,9 +41,8 @@ function second(s: BridgeSetup, statePath: string, cwd: string): Promise<Attempt
 
 describe("reliability: one database, one bridge", () => {
   it("refuses a second bridge on the live database by every spelling", async () => {
-    setup = await prepareBridge();
-    const s = setup;
-    holder = await s.spawn({ stopGraceMs: 10_000 });
+    const s = (held.setup = await prepareBridge());
+    const holder = (held.tunnel = await s.spawn({ stopGraceMs: 10_000 }));
     const status = await callTool(holder, "codex_status", {});
     expect(status.isError, status.text).toBe(false);
 

@@ -3,7 +3,8 @@
 // every phase checks on a stdio bridge: it answers ping within a second, and exits within a second of stdin EOF.
 import { mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { inject } from "vitest";
+import { afterAll, inject } from "vitest";
+import type { BridgeSetup } from "./bridge-process.ts";
 import type { TunnelEmulator } from "./tunnel-emulator.ts";
 
 declare module "vitest" {
@@ -57,6 +58,24 @@ export function recordFigures(phase: string, figures: Figures): void {
   const dir = inject("reliabilityFiguresDir");
   mkdirSync(dir, { recursive: true });
   writeFileSync(join(dir, `${phase.replace(/[^a-z0-9]+/gi, "-")}.json`), JSON.stringify({ phase, figures, quick: QUICK, binary: process.env.CODEX_BRIDGE_BIN ?? null }));
+}
+
+/** What a phase holds: its bridge setup, the emulator in use and other processes it started; released after it. */
+export interface PhaseHold {
+  setup: BridgeSetup | null;
+  tunnel: TunnelEmulator | null;
+  pids: number[];
+}
+
+/** A hold released (processes killed, files removed) after the phase, however it ended. */
+export function holdForPhase(): PhaseHold {
+  const held: PhaseHold = { setup: null, tunnel: null, pids: [] };
+  afterAll(async () => {
+    if (held.tunnel?.exit === null) killQuietly(held.tunnel.pid);
+    for (const pid of held.pids) killQuietly(pid);
+    await held.setup?.cleanup();
+  });
+  return held;
 }
 
 /** SIGKILL to a process this suite started, if it still exists. */
