@@ -8,6 +8,7 @@ import { MIGRATIONS } from "../store/migrations.ts";
 import { openStateDatabase, type OpenedStore } from "../store/open.ts";
 import { resolveStatePath } from "../store/location.ts";
 import { Repo } from "../store/repo.ts";
+import { redactor } from "../policy/redact.ts";
 import { collectHealth, type HealthReport } from "../runtime/health.ts";
 import { CodexRuntime } from "../runtime/app-server.ts";
 import { RuntimePool } from "../runtime/runtime-pool.ts";
@@ -52,7 +53,7 @@ export async function assembleBridge(platform: Platform, opts: AssembleOptions):
   const state = resolveStatePath({ env: opts.env, dataDir: dirs.data, cwd: opts.cwd });
   const store = await openStateDatabase(platform, state.path, MIGRATIONS, { lockWaitMs: opts.lockWaitMs });
   const codex = resolveCodex(platform, opts.env, config.config.codex.bin);
-  const repo = new Repo(store.db);
+  const repo = new Repo(store.db, redactor);
   let sup: Supervisor;
   const settings = supervisorSettings(config.config, opts.env);
   const runtimes = new RuntimePool({

@@ -1,6 +1,7 @@
 // Safe path resolution inside a project: lexical checks, real-path containment, sensitive names, and an opened
 // file descriptor checked again so a swap after the check cannot escape.
 import { isInside } from "../containment.ts";
+import { LONE_SURROGATE } from "../unicode.ts";
 import fs from "node:fs";
 import path from "node:path";
 import { sensitiveMatcher } from "./sensitive.ts";
@@ -144,8 +145,6 @@ function readings(input: string): { all: string[]; overlong: boolean } {
   for (const s of [...seen]) seen.add(s.normalize("NFKC"));
   return { all: [...seen], overlong };
 }
-
-const LONE_SURROGATE = /[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/;
 
 function checkReading(input: string, r: string): void {
   if (r.includes("\0")) throw new ArtifactPathError("nul", `path ${quote(input.replace(/\0/g, "\\0"))}: NUL bytes are not allowed`);

@@ -3,7 +3,7 @@
 import { randomUUID } from "node:crypto";
 import type { ChildExit, ChildHandle, Platform } from "../../platform/types.ts";
 import { INITIALIZE, INITIALIZED, MUTATING_METHODS } from "./protocol/session.ts";
-import { ConnectionClosedError, RequestTimeoutError, RpcError, UnknownOutcomeError } from "./errors.ts";
+import { ConnectionClosedError, RequestTimeoutError, RpcError, UnknownOutcomeError, UnsendableError } from "./errors.ts";
 import { LineSplitter } from "./jsonl.ts";
 import { StderrCounter, type StderrSummary } from "./stderr-summary.ts";
 import { IncomingMessage, type RpcId, type ServerNotification, type ServerRequest } from "./rpc-messages.ts";
@@ -150,6 +150,12 @@ export class AppServerClient {
       return Promise.reject(new ConnectionClosedError(method, this.exitDescription()));
     }
     const id = this.nextId++;
+    let line: string;
+    try {
+      line = encodeLine(method, { id, method, params });
+    } catch (err) {
+      return Promise.reject(err);
+    }
     const mutating = MUTATING_METHODS.has(method);
     const timeoutMs = opts.timeoutMs ?? this.opts.requestTimeoutMs ?? 30_000;
     return new Promise<T>((resolve, reject) => {
@@ -159,7 +165,7 @@ export class AppServerClient {
         reject(mutating ? new UnknownOutcomeError(method, timeoutMs, id) : new RequestTimeoutError(method, timeoutMs));
       }, timeoutMs);
       this.pending.set(id, { method, mutating, resolve: resolve as (v: unknown) => void, reject, timer });
-      child.write(JSON.stringify({ id, method, params }) + "\n").catch((err: unknown) => {
+      child.write(line).catch((err: unknown) => {
         const p = this.pending.get(id);
         if (!p) return;
         clearTimeout(p.timer);
@@ -171,18 +177,18 @@ export class AppServerClient {
 
   async notify(method: string, params?: unknown): Promise<void> {
     if (!this.child || this.state === "exited") throw new ConnectionClosedError(method, this.exitDescription());
-    await this.child.write(JSON.stringify(params === undefined ? { method } : { method, params }) + "\n");
+    await this.child.write(encodeLine(method, params === undefined ? { method } : { method, params }));
   }
 
   /** Answers a server request with its original id. Resolves once written to the pipe. */
   async respond(id: RpcId, result: unknown): Promise<void> {
     if (!this.child || this.state === "exited") throw new ConnectionClosedError("response", this.exitDescription());
-    await this.child.write(JSON.stringify({ id, result }) + "\n");
+    await this.child.write(encodeLine("response", { id, result }));
   }
 
   async respondError(id: RpcId, code: number, message: string): Promise<void> {
     if (!this.child || this.state === "exited") throw new ConnectionClosedError("response", this.exitDescription());
-    await this.child.write(JSON.stringify({ id, error: { code, message } }) + "\n");
+    await this.child.write(encodeLine("response", { id, error: { code, message } }));
   }
 
   /** Closes stdin (the app-server exits cleanly on EOF), then kills the whole process group if it lingers. */
@@ -283,4 +289,15 @@ export class AppServerClient {
     this.late.clear();
     for (const l of this.exitListeners) l(e);
   }
+}
+
+// JSON.stringify writes a lone surrogate as a \uD8xx-\uDFxx escape (a well-formed pair stays raw), and the app-server
+// drops such a line without an answer. An escape preceded by an even run of backslashes is one; odd is quoted text.
+const LONE_SURROGATE_ESCAPE = /(?<!\\)(?:\\\\)*\\ud[89a-f][0-9a-f]{2}/i;
+
+/** One JSONL line for the app-server; throws UnsendableError rather than write a line it would silently drop. */
+function encodeLine(method: string, msg: unknown): string {
+  const json = JSON.stringify(msg);
+  if (json.includes("\\u") && LONE_SURROGATE_ESCAPE.test(json)) throw new UnsendableError(method);
+  return json + "\n";
 }

@@ -48,3 +48,10 @@ export class UnverifiedCodexError extends Error {
     super(`Codex ${version} is not a verified protocol version and its start-up check failed: ${problem}`);
   }
 }
+
+/** The message could not be written as a line the app-server parses (a lone UTF-16 surrogate): nothing was sent. */
+export class UnsendableError extends Error {
+  constructor(readonly method: string) {
+    super(`${method} was not sent: it holds a lone UTF-16 surrogate, which the app-server cannot parse`);
+  }
+}

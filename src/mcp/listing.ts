@@ -2,6 +2,7 @@
 // listing carries what helps it call the tools and nothing else.
 import type { RegisteredTool } from "@modelcontextprotocol/sdk/server/mcp.js";
 import { z } from "zod";
+import { refuseLoneSurrogates, unknownKeysMessage } from "./input-boundary.ts";
 
 // The SDK prints `"$schema": "http://json-schema.org/draft-07/schema#"` into every input and output schema (about
 // 1,500 characters for the surface) and it tells a model nothing. Without it a client reads the schema as MCP's
@@ -9,9 +10,21 @@ import { z } from "zod";
 // single-schema items, additionalProperties) mean the same in both. An undefined meta value removes the key.
 const NO_DIALECT_LINE = { $schema: undefined } as unknown as z.core.GlobalMeta;
 
-/** An input schema: every field keeps its validation; unknown keys are dropped as with a raw shape. */
-export function inputOf<S extends z.ZodRawShape>(shape: S) {
-  return z.object(shape).meta(NO_DIALECT_LINE);
+// `"additionalProperties": false` on all 16 inputs would cost the listing ~460 characters it does not have (the budget
+// is 12,000). Every input refuses unknown keys whatever the listing says; it is printed where a model is likeliest to
+// invent one (codex_start's cwd or sandbox, codex_send's overrides) and left out elsewhere.
+const NOT_LISTED_STRICT = { $schema: undefined, additionalProperties: undefined } as unknown as z.core.GlobalMeta;
+
+/**
+ * An input schema: every field keeps its validation, an unknown key is an error naming the keys the tool takes, and no
+ * string anywhere in the input may hold a lone surrogate. `listStrict` prints `"additionalProperties": false` too.
+ */
+export function inputOf<S extends z.ZodRawShape>(shape: S, opts: { listStrict?: boolean } = {}) {
+  const accepted = Object.keys(shape);
+  return z
+    .strictObject(shape, { error: (issue) => (issue.code === "unrecognized_keys" ? unknownKeysMessage(issue.keys, accepted) : undefined) })
+    .superRefine(refuseLoneSurrogates)
+    .meta(opts.listStrict ? NO_DIALECT_LINE : NOT_LISTED_STRICT);
 }
 
 // A loose object is printed with `"additionalProperties": {}`, which admits what JSON Schema admits anyway when the

@@ -163,11 +163,36 @@ const BUILTIN_RULES: Rule[] = [...TOKEN_RULES, URL_PASSWORD, AUTH_HEADER, BEARER
 const PEM_BEGIN = /-----BEGIN ((?:[A-Z0-9]{1,12} ){0,3})PRIVATE KEY(?: BLOCK)?-----/g;
 const PEM_END = /-----END (?:[A-Z0-9]{1,12} ){0,3}PRIVATE KEY(?: BLOCK)?-----/g;
 
+const BASE64_LINE = /^[A-Za-z0-9+\/=]*$/;
+// A line break as text holds it: a real one, or the two characters `\n` inside JSON.
+const breakBefore = (s: string, i: number) => (s[i - 1] === "\n" ? 1 : s[i - 1] === "n" && s[i - 2] === "\\" ? 2 : 0);
+
+/** Where the key body ending at `end` starts: back over whole lines of base64 (linear: each line is read once). */
+function pemBodyStart(s: string, end: number): number {
+  let start = end;
+  while (start > 0) {
+    const lineEnd = start - breakBefore(s, start);
+    let lineStart = lineEnd;
+    while (lineStart > 0 && breakBefore(s, lineStart) === 0) lineStart--;
+    if (lineStart === start || !BASE64_LINE.test(s.slice(lineStart, lineEnd).trim().replace(/\\r$/, ""))) break;
+    start = lineStart;
+  }
+  return start;
+}
+
 function redactPem(s: string): string {
   if (!s.includes("PRIVATE KEY")) return s;
   let out = "";
   let pos = 0;
+  // A block whose beginning was cut off (the tail of a log, a stream split in two) is still secret: its body goes.
   PEM_BEGIN.lastIndex = 0;
+  const firstBegin = PEM_BEGIN.exec(s)?.index ?? s.length;
+  PEM_END.lastIndex = 0;
+  const orphanEnd = PEM_END.exec(s);
+  if (orphanEnd && orphanEnd.index < firstBegin) {
+    out = s.slice(0, pemBodyStart(s, orphanEnd.index)) + tag("private-key");
+    pos = orphanEnd.index + orphanEnd[0].length;
+  }
   for (;;) {
     PEM_BEGIN.lastIndex = pos;
     const begin = PEM_BEGIN.exec(s);
@@ -267,6 +292,7 @@ export function createRedactor(extraPatterns: RegExp[] = []): Redactor {
   return { redactText, redactValue };
 }
 
-const defaultRedactor = createRedactor();
-export const redactText = defaultRedactor.redactText;
-export const redactValue = defaultRedactor.redactValue;
+/** The built-in rules, as the state database and the service apply them to everything they keep or return. */
+export const redactor: Redactor = createRedactor();
+export const redactText = redactor.redactText;
+export const redactValue = redactor.redactValue;

@@ -73,7 +73,7 @@ export class CodexRuntime {
     client.onLateResponse((r) => this.handlers.late?.(client, r));
     client.onExit((e) => {
       const diag = client.diagnostics();
-      this.lastExit = { ...e, at: new Date().toISOString(), stderrTail: diag.stderrTail.slice(-2000) };
+      this.lastExit = { ...e, at: new Date().toISOString(), stderrTail: wholeLinesTail(diag.stderrTail, 2000) };
       const stderr = diag.stderr;
       log(client.closeRequested ? "info" : "error", "app_server_exited", {
         pid: client.pid,
@@ -131,4 +131,12 @@ export class CodexRuntime {
     const c = this.client;
     if (c && c.state !== "exited") await c.close(graceMs);
   }
+}
+
+/** The last `max` characters of `text`, from a line start: half a line could be half a secret no redactor knows. */
+function wholeLinesTail(text: string, max: number): string {
+  if (text.length <= max) return text;
+  const cut = text.slice(-max);
+  const nl = cut.indexOf("\n");
+  return nl >= 0 ? cut.slice(nl + 1) : "";
 }

@@ -25,6 +25,8 @@ export async function listThreads(
   client: AppServerClient,
   input: ThreadListInput,
   taskOf: (threadId: string) => string | undefined,
+  /** Applied to the whole preview before it is cut to length (a redactor: a secret cut in half is still a secret). */
+  clean: (preview: string) => string,
 ): Promise<{ threads: ThreadSummary[]; next_cursor: string | null; note?: string }> {
   const res = await threadList(client, {
     limit: input.limit ?? 20,
@@ -34,7 +36,7 @@ export async function listThreads(
   });
   const threads = (res.data ?? []).map((t) => {
     const taskId = taskOf(String(t.id));
-    return { thread_id: String(t.id), preview: String(t.preview ?? "").slice(0, 120), cwd: t.cwd, ...(taskId ? { task_id: taskId } : {}) };
+    return { thread_id: String(t.id), preview: clean(String(t.preview ?? "")).slice(0, 120), cwd: t.cwd, ...(taskId ? { task_id: taskId } : {}) };
   });
   return { threads, next_cursor: res.nextCursor ?? null, ...(input.search || input.cwd ? { note: FILTER_NOTE } : {}) };
 }

@@ -7,7 +7,7 @@ import type { RespondInput } from "../policy/decisions.ts";
 import type { HealthReport } from "../runtime/health.ts";
 import { modelPage, type ModelPage } from "../runtime/model-catalog.ts";
 import { listThreads, readThread, type ThreadListInput } from "../runtime/threads.ts";
-import { redactValue } from "../policy/redact.ts";
+import { redactText, redactValue } from "../policy/redact.ts";
 import type { TaskRow } from "../store/rows.ts";
 import { checkpoint, type CheckpointAnswer, type CheckpointInput } from "../tasks/checkpoint.ts";
 import type { ToolResultInput } from "../tasks/ledger.ts";
@@ -59,87 +59,94 @@ export class BridgeService {
   ) {}
 
   health(): Promise<HealthReport> {
-    return this.healthReport();
+    return shownAsync(() => this.healthReport());
   }
 
   /** Starts a task; the connection that started it follows it (a wait without task ids covers it). */
-  async start(input: StartInput, connectionKey?: string): Promise<TaskRow> {
-    const t = await this.sup.start(input);
-    if (connectionKey !== undefined) this.sup.repo.cursors.follow(connectionKey, t.id);
-    return t;
+  start(input: StartInput, connectionKey?: string): Promise<TaskRow> {
+    return shownAsync(async () => {
+      const t = await this.sup.start(input);
+      if (connectionKey !== undefined) this.sup.repo.cursors.follow(connectionKey, t.id);
+      return t;
+    });
   }
 
   wait(input: WaitInput, ctx: WaitContext): Promise<WaitAnswer> {
-    return waitForTasks(this.sup, this.waitGuard, input, ctx);
+    return shownAsync(() => waitForTasks(this.sup, this.waitGuard, input, ctx));
   }
 
   status(taskId: string): Promise<TaskStatus> {
-    return taskStatus(this.sup, taskId);
+    return shownAsync(() => taskStatus(this.sup, taskId));
   }
 
   recent(): TaskRow[] {
-    return recentTasks(this.sup);
+    return shown(() => recentTasks(this.sup));
   }
 
   send(input: SendInput) {
-    return this.sup.send(input);
+    return shownAsync(() => this.sup.send(input));
   }
 
   respond(input: RespondInput) {
-    return this.sup.respond(input);
+    return shownAsync(() => this.sup.respond(input));
   }
 
   /** The person's answer from the task card; the profile's `approvals` setting decides whether it is taken. */
   answerFromCard(input: RespondInput) {
-    return this.sup.respond(input, "person");
+    return shownAsync(() => this.sup.respond(input, "person"));
   }
 
   /** The task card's snapshot (app-only: what the person sees, never what the model reads). */
   card(input: { task_id: string; since?: string }): CardAnswer {
-    return taskCard(this.sup, input.task_id, input.since);
+    return shown(() => taskCard(this.sup, input.task_id, input.since));
   }
 
   submitToolResult(input: ToolResultInput) {
-    return this.sup.submitToolResult(input);
+    return shownAsync(() => this.sup.submitToolResult(input));
   }
 
   result(taskId: string): Promise<ResultAnswer> {
-    return taskResult(this.sup, this.platform, taskId);
+    return shownAsync(() => taskResult(this.sup, this.platform, taskId));
   }
 
   inspect(input: InspectInput): InspectPage {
-    this.sup.sync(input.task_id);
-    this.sup.task(input.task_id);
-    return inspect(this.sup.repo, input);
+    return shown(() => {
+      this.sup.sync(input.task_id);
+      this.sup.task(input.task_id);
+      return inspect(this.sup.repo, input);
+    });
   }
 
   cancel(input: { task_id: string; reason?: string }) {
-    return this.sup.cancel(input);
+    return shownAsync(() => this.sup.cancel(input));
   }
 
-  async models(input: { cursor?: string; include_hidden?: boolean }): Promise<ModelPage> {
-    return modelPage(await this.sup.runtime.ensure(), input);
+  models(input: { cursor?: string; include_hidden?: boolean }): Promise<ModelPage> {
+    return shownAsync(async () => modelPage(await this.sup.runtime.ensure(), input));
   }
 
   /** Native threads; previews and turn errors come from Codex, so they are redacted like everything else returned. */
-  async threads(input: ThreadListInput & { action: "list" | "read"; thread_id?: string }) {
-    const client = await this.sup.runtime.ensure();
-    if (input.action === "list") {
-      const page = await listThreads(client, input, (id) => this.sup.repo.taskByThread(id)?.id);
-      return { action: "list" as const, ...(redactValue(page) as typeof page) };
-    }
-    if (!input.thread_id) throw new BridgeError("thread_id is required for action read; codex_threads action=list shows them", "thread_id");
-    if (input.search || input.cwd) throw new BridgeError("search and cwd filter action list only; drop them for action read", input.search ? "search" : "cwd");
-    const page = await readThread(client, { thread_id: input.thread_id, cursor: input.cursor, limit: input.limit });
-    return { action: "read" as const, ...(redactValue(page) as typeof page) };
+  threads(input: ThreadListInput & { action: "list" | "read"; thread_id?: string }) {
+    return shownAsync(async () => {
+      const client = await this.sup.runtime.ensure();
+      // A preview is the user's first prompt: redacted whole, before it is cut short.
+      if (input.action === "list") return { action: "list" as const, ...(await listThreads(client, input, (id) => this.sup.repo.taskByThread(id)?.id, redactText)) };
+      if (!input.thread_id) throw new BridgeError("thread_id is required for action read; codex_threads action=list shows them", "thread_id");
+      if (input.search || input.cwd) throw new BridgeError("search and cwd filter action list only; drop them for action read", input.search ? "search" : "cwd");
+      return { action: "read" as const, ...(await readThread(client, { thread_id: input.thread_id, cursor: input.cursor, limit: input.limit })) };
+    });
   }
 
   checkpoint(input: CheckpointInput): CheckpointAnswer {
-    return checkpoint(this.sup.repo, input);
+    return shown(() => checkpoint(this.sup.repo, input));
   }
 
   /** Status of the managed app-server; a restart is refused while anything could be lost by it. */
-  async runtime(action: "status" | "restart"): Promise<RuntimeStatus> {
+  runtime(action: "status" | "restart"): Promise<RuntimeStatus> {
+    return shownAsync(() => this.runtimeNow(action));
+  }
+
+  private async runtimeNow(action: "status" | "restart"): Promise<RuntimeStatus> {
     const counts = { ...this.sup.activeCounts(), in_flight: this.sup.runtimes.all().reduce((n, slot) => n + (slot.runtime.current?.diagnostics().pendingRequests ?? 0), 0) };
     const runtime = this.sup.runtime;
     if (action === "restart") {
@@ -167,4 +174,28 @@ export class BridgeService {
     const p = resolveProject(this.sup.settings.projects, idOrAlias);
     return { cwd: p.cwd, allowHardLinks: p.allow_hard_links === true };
   }
+}
+
+// Everything the service hands out is redacted, whatever its source: stored rows (already redacted on write), live
+// app-server data (thread previews, the stderr tail of a dead app-server), and error messages that echo an input.
+function shown<T>(fn: () => T): T {
+  try {
+    return redactValue(fn()) as T;
+  } catch (err) {
+    throw scrubbed(err);
+  }
+}
+
+async function shownAsync<T>(fn: () => Promise<T>): Promise<T> {
+  try {
+    return redactValue(await fn()) as T;
+  } catch (err) {
+    throw scrubbed(err);
+  }
+}
+
+/** The same error (its class still tells the MCP layer how to show it), its message redacted. */
+function scrubbed(err: unknown): unknown {
+  if (err instanceof Error) err.message = redactText(err.message);
+  return err;
 }

@@ -100,6 +100,9 @@ function toItem(r: Row): ItemRow {
   };
 }
 
+/** Task columns that hold text from outside (the supervisor, Codex) rather than ids and states. */
+const FREE_TEXT_COLUMNS: ReadonlySet<string> = new Set(["final_message", "model", "effort"]);
+
 export interface NewEvent {
   turn_id: string | null;
   kind: string;
@@ -107,12 +110,34 @@ export interface NewEvent {
   data: Record<string, unknown>;
 }
 
+/**
+ * What every free-text and JSON value passes through before it is written (the composition root hands in the
+ * redactor), so no secret reaches a page or the WAL, whichever code path stored it.
+ */
+export interface Scrubber {
+  redactText(s: string): string;
+  redactValue(v: unknown): unknown;
+}
+
 /** All SQL the supervisor needs, in one place. Every write that matters happens before it is acknowledged. */
 export class Repo {
   readonly cursors: CursorStore;
 
-  constructor(readonly db: Database) {
+  constructor(
+    readonly db: Database,
+    private readonly scrub: Scrubber,
+  ) {
     this.cursors = new CursorStore(db);
+  }
+
+  /** A string column's value, redacted (null stays null). */
+  private text(v: string | null): string | null {
+    return v === null ? null : this.scrub.redactText(v);
+  }
+
+  /** A JSON column's value, redacted and serialized. */
+  private json(v: unknown): string {
+    return JSON.stringify(this.scrub.redactValue(v));
   }
 
   tx<T>(fn: () => T): T {
@@ -126,7 +151,7 @@ export class Repo {
         `INSERT INTO tasks (id, project_id, profile_id, state, relay, prompt, model, effort, created_at, updated_at)
          VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
       )
-      .run(t.id, t.project_id, t.profile_id, t.state, t.relay ? 1 : 0, t.prompt, t.model, t.effort, at, at);
+      .run(t.id, t.project_id, t.profile_id, t.state, t.relay ? 1 : 0, this.text(t.prompt), this.text(t.model), this.text(t.effort), at, at);
     return this.task(t.id)!;
   }
 
@@ -185,10 +210,13 @@ export class Repo {
     for (const [k, v] of Object.entries(patch)) {
       if (k === "failure") {
         cols.push("error_json = ?");
-        vals.push(v === null ? null : JSON.stringify(v));
+        vals.push(v === null ? null : this.json(v));
       } else if (k === "unknown") {
         cols.push("unknown_json = ?");
-        vals.push(v === null ? null : JSON.stringify(v));
+        vals.push(v === null ? null : this.json(v));
+      } else if (FREE_TEXT_COLUMNS.has(k)) {
+        cols.push(`${k} = ?`);
+        vals.push(this.text(v as string | null));
       } else {
         cols.push(`${k} = ?`);
         vals.push(v as SqlValue);
@@ -208,7 +236,7 @@ export class Repo {
     const ins = this.db.prepare(`INSERT INTO events (task_id, seq, turn_id, kind, item_id, at, data) VALUES (?, ?, ?, ?, ?, ?, ?)`);
     for (const e of events) {
       seq++;
-      ins.run(taskId, seq, e.turn_id, e.kind, e.item_id ?? null, at, JSON.stringify(e.data));
+      ins.run(taskId, seq, e.turn_id, e.kind, e.item_id ?? null, at, this.json(e.data));
     }
     this.db.prepare(`UPDATE tasks SET last_seq = ?, updated_at = ? WHERE id = ?`).run(seq, at, taskId);
     return seq;
@@ -240,7 +268,7 @@ export class Repo {
          ON CONFLICT(task_id, item_id) DO UPDATE SET turn_id = excluded.turn_id, type = excluded.type,
            status = excluded.status, data = excluded.data, updated_at = excluded.updated_at`,
       )
-      .run(i.task_id, i.item_id, i.turn_id, i.type, i.status, JSON.stringify(i.data), now());
+      .run(i.task_id, i.item_id, i.turn_id, i.type, i.status, this.json(i.data), now());
   }
 
   item(taskId: string, itemId: string): ItemRow | undefined {
@@ -273,7 +301,7 @@ export class Repo {
         i.turn_id,
         i.item_id,
         i.state,
-        JSON.stringify(i.params),
+        this.json(i.params),
         at,
         at,
       );
@@ -317,7 +345,7 @@ export class Repo {
     }
     if (patch.response !== undefined) {
       cols.push("response = ?");
-      vals.push(JSON.stringify(patch.response));
+      vals.push(this.json(patch.response));
     }
     if (patch.response_hash !== undefined) {
       cols.push("response_hash = ?");
@@ -329,7 +357,7 @@ export class Repo {
     }
     if (patch.note !== undefined) {
       cols.push("note = ?");
-      vals.push(patch.note);
+      vals.push(this.text(patch.note));
     }
     cols.push("updated_at = ?");
     vals.push(now());
@@ -337,7 +365,7 @@ export class Repo {
   }
 
   setContext(taskId: string, ctx: Record<string, unknown>): void {
-    this.db.prepare(`UPDATE tasks SET context_json = ? WHERE id = ?`).run(JSON.stringify(ctx), taskId);
+    this.db.prepare(`UPDATE tasks SET context_json = ? WHERE id = ?`).run(this.json(ctx), taskId);
   }
 
   context(taskId: string): Record<string, unknown> | undefined {
@@ -356,6 +384,6 @@ export class Repo {
         `INSERT INTO supervisory_checkpoints (anchor, task_id, data, updated_at) VALUES (?, ?, ?, ?)
          ON CONFLICT(anchor) DO UPDATE SET task_id = COALESCE(excluded.task_id, task_id), data = excluded.data, updated_at = excluded.updated_at`,
       )
-      .run(anchor, taskId, JSON.stringify(data), now());
+      .run(anchor, taskId, this.json(data), now());
   }
 }

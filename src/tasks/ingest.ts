@@ -23,6 +23,8 @@ import { redactText, redactValue } from "../policy/redact.ts";
 // Stored command output per item: enough for evidence, bounded so a chatty build cannot fill the database.
 export const STORED_OUTPUT_CHARS = 32_000;
 const RAW_DELTA_CHARS = 4_000;
+/** How long a streamed private key block may grow while it waits for its END line before it is stored anyway. */
+const HELD_KEY_CHARS = 256 * 1024;
 
 export interface IngestResult {
   events: NewEvent[];
@@ -35,6 +37,25 @@ export interface IngestResult {
 }
 
 const str = (v: unknown): string | null => (typeof v === "string" ? v : null);
+
+/**
+ * How much of streamed text can be stored (and so redacted) now: everything at the end of a stream, else whole lines
+ * only; a line grown past RAW_DELTA_CHARS is cut after its last blank (a secret holds none), or whole.
+ */
+function storableChars(text: string, final: boolean): number {
+  if (final) return text.length;
+  let n = text.lastIndexOf("\n") + 1;
+  if (n === 0 && text.length >= RAW_DELTA_CHARS) {
+    const blank = Math.max(text.lastIndexOf(" "), text.lastIndexOf("\t")) + 1;
+    n = blank > 0 ? blank : text.length;
+  }
+  // A private key is recognised by its BEGIN and END lines: an open block waits for its END (within reason).
+  const begin = text.lastIndexOf("-----BEGIN ", n);
+  if (begin >= 0 && text.length < HELD_KEY_CHARS && /^-----BEGIN [A-Z0-9 ]{0,40}PRIVATE KEY/.test(text.slice(begin, begin + 60)) && !text.includes("-----END ", begin)) {
+    n = Math.min(n, begin);
+  }
+  return n;
+}
 
 /**
  * Turns app-server notifications for one task into stored events and item snapshots. Message deltas are coalesced
@@ -56,16 +77,23 @@ export class TaskIngest {
   }
 
   hasPendingDeltas(): boolean {
-    return this.pendingDelta.size > 0;
+    for (const text of this.pendingDelta.values()) if (storableChars(text, false) > 0) return true;
+    return false;
   }
 
-  /** Deltas waiting to be stored as one coalesced raw event per item. */
-  drainDeltas(): NewEvent[] {
+  /**
+   * Deltas waiting to be stored, as one coalesced raw event per item. Unless `final`, a line still being streamed
+   * stays pending: redacted alone, each half of a secret it holds would match no rule.
+   */
+  drainDeltas(final: boolean): NewEvent[] {
     const out: NewEvent[] = [];
     for (const [itemId, text] of this.pendingDelta) {
-      out.push({ turn_id: this.turnId, kind: "message_delta", item_id: itemId, data: { text: redactText(text) } });
+      const n = storableChars(text, final);
+      if (n === 0) continue;
+      out.push({ turn_id: this.turnId, kind: "message_delta", item_id: itemId, data: { text: redactText(text.slice(0, n)) } });
+      if (n === text.length) this.pendingDelta.delete(itemId);
+      else this.pendingDelta.set(itemId, text.slice(n));
     }
-    this.pendingDelta.clear();
     return out;
   }
 
@@ -93,7 +121,7 @@ export class TaskIngest {
         const p = TurnEnvelope.safeParse(params);
         if (!p.success) return res;
         const t = p.data.turn;
-        res.events.push(...this.drainDeltas());
+        res.events.push(...this.drainDeltas(true));
         // The held message (if any) is the final answer, delivered by codex_result, not by a wait. A turn that did
         // not complete has no answer unless Codex marked one final: its last message was only on the way there.
         const completed = (t.status ?? "completed") === "completed";
@@ -129,11 +157,12 @@ export class TaskIngest {
         this.messageText.set(p.data.itemId, (this.messageText.get(p.data.itemId) ?? "") + p.data.delta);
         const pend = (this.pendingDelta.get(p.data.itemId) ?? "") + p.data.delta;
         // Coalesced into chunks: one stored event per flush or per RAW_DELTA_CHARS, never one per delta, nothing dropped.
-        if (pend.length >= RAW_DELTA_CHARS) {
-          res.events.push({ turn_id: this.turnId, kind: "message_delta", item_id: p.data.itemId, data: { text: redactText(pend) } });
-          this.pendingDelta.delete(p.data.itemId);
-        } else {
-          this.pendingDelta.set(p.data.itemId, pend);
+        this.pendingDelta.set(p.data.itemId, pend);
+        const n = pend.length >= RAW_DELTA_CHARS ? storableChars(pend, false) : 0;
+        if (n > 0) {
+          res.events.push({ turn_id: this.turnId, kind: "message_delta", item_id: p.data.itemId, data: { text: redactText(pend.slice(0, n)) } });
+          if (n === pend.length) this.pendingDelta.delete(p.data.itemId);
+          else this.pendingDelta.set(p.data.itemId, pend.slice(n));
         }
         res.wake = "activity";
         return res;

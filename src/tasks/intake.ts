@@ -133,7 +133,7 @@ export class EventIntake {
     const lost = client.closeRequested
       ? failure("bridge_restarted")
       : failure("app_server_crashed", `The Codex app-server ${how} during the turn; codex_send starts a recovery turn on the same thread.`);
-    for (const taskId of affected) events.flush(taskId);
+    for (const taskId of affected) events.flush(taskId, true);
     repo.tx(() => {
       for (const i of repo.interactionsByConnection(client.connectionId, ["pending"])) {
         repo.updateInteraction(i.id, { state: "stale", note: "the app-server connection was lost" });

@@ -183,7 +183,9 @@ export class Supervisor {
     try {
       let threadId: string;
       if (input.thread_id) {
-        await threadResume(client, { threadId: input.thread_id, excludeTurns: true, cwd: project.cwd }, { timeoutMs: this.settings.ackTimeoutMs });
+        await threadResume(client, { threadId: input.thread_id, excludeTurns: true, cwd: project.cwd }, { timeoutMs: this.settings.ackTimeoutMs }).catch((err: unknown) => {
+          throw err instanceof RpcError ? new ResumeRefused(input.thread_id!, err) : err;
+        });
         threadId = input.thread_id;
       } else {
         const res = await threadStart(client, {
@@ -207,6 +209,10 @@ export class Supervisor {
       await this.startTurn(client, task.id, input.prompt, profile, project, { model, effort, service_tier: null });
     } catch (err) {
       this.failStart(task.id, err, input.thread_id ?? null);
+      // Codex refused the thread itself: nothing runs, so the answer is an error (the attempt stays on record).
+      if (err instanceof ResumeRefused) {
+        throw new BridgeError(`thread_id: Codex could not resume thread "${err.threadId}": ${err.message}. Nothing runs; the attempt is recorded as failed task ${task.id}. codex_threads action=list shows the threads you can adopt`, "thread_id");
+      }
     }
     return this.repo.task(task.id)!;
   }
@@ -363,3 +369,11 @@ export class Supervisor {
     return TERMINAL_STATES.has(state);
   }
 }
+
+/** thread/resume answered with an error when a task adopts a thread: Codex does not have (or cannot load) it. */
+class ResumeRefused extends Error {
+  constructor(readonly threadId: string, cause: RpcError) {
+    super(cause.message);
+  }
+}
+

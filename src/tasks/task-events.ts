@@ -52,24 +52,25 @@ export class TaskEvents {
     }, ms);
   }
 
-  flush(taskId: string): void {
+  /** Stores what is buffered; `final` (the connection is gone) also stores a line Codex was still streaming. */
+  flush(taskId: string, final = false): void {
     const l = this.live.get(taskId);
     if (!l) return;
     if (l.flushTimer) {
       clearTimeout(l.flushTimer);
       l.flushTimer = null;
     }
-    if (l.buffer.length === 0 && l.items.length === 0 && !l.ingest.hasPendingDeltas()) return;
-    this.repo.tx(() => this.flushInside(taskId));
+    if (l.buffer.length === 0 && l.items.length === 0 && !l.ingest.hasPendingDeltas() && !final) return;
+    this.repo.tx(() => this.flushInside(taskId, final));
     this.wake(taskId);
   }
 
   /** Writes what is buffered; the caller holds the transaction. */
-  flushInside(taskId: string): void {
+  flushInside(taskId: string, final = false): void {
     const l = this.live.get(taskId);
     if (!l) return;
     // Pending deltas are always newer than anything buffered.
-    const events = [...l.buffer, ...l.ingest.drainDeltas()];
+    const events = [...l.buffer, ...l.ingest.drainDeltas(final)];
     l.buffer = [];
     const items = l.items;
     l.items = [];

@@ -4,7 +4,7 @@ import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { getPlatform } from "../../platform/index.ts";
 import { AppServerClient } from "../../src/codex/client.ts";
-import { RequestTimeoutError, UnknownOutcomeError } from "../../src/codex/errors.ts";
+import { RequestTimeoutError, UnknownOutcomeError, UnsendableError } from "../../src/codex/errors.ts";
 import { LineSplitter } from "../../src/codex/jsonl.ts";
 import { appServerEnv } from "../../src/codex/child-env.ts";
 import { tempDir } from "../support/temp-dir.ts";
@@ -56,6 +56,16 @@ describe("AppServerClient edge cases (fake app-server from real samples)", () =>
     expect(log().filter((m) => m.method === "turn/start")).toHaveLength(1);
     // A read-only request timing out is a plain timeout, not UNKNOWN.
     await expect(c.request("thread/read", { threadId: "t" }, { timeoutMs: 200 })).rejects.toBeInstanceOf(RequestTimeoutError);
+  });
+
+  it("never writes a lone surrogate (the app-server would drop the line unanswered): refused at once, not UNKNOWN", async () => {
+    const { c, log } = await fake("normal");
+    await expect(c.request("turn/start", { threadId: "t", input: [{ type: "text", text: "a\ud800b" }] })).rejects.toBeInstanceOf(UnsendableError);
+    await expect(c.respond(5, { text: "\udfff" })).rejects.toBeInstanceOf(UnsendableError);
+    // Well-formed pairs, and a backslash followed by the letters "ud800", are ordinary text.
+    const models = await c.request<{ data: unknown[] }>("model/list", { cursor: "😀 \\ud800 \\\\ud800" });
+    expect(models.data.length).toBeGreaterThan(0);
+    expect(log().map((m) => m.method)).toEqual(["initialize", "initialized", "model/list"]);
   });
 
   it("drops a line over the cap without losing the next message", () => {

@@ -1,6 +1,7 @@
 // The REAL app-server with an acknowledgement deadline too tight to meet: turn/start becomes UNKNOWN, and Codex's own
 // late answer (same JSON-RPC id, a well-formed turn) settles it; the turn runs to its end and nothing is sent twice.
 import { afterEach, describe, expect, it } from "vitest";
+import { poll } from "../support/poll.ts";
 import { getPlatform } from "../../platform/index.ts";
 import { assembleBridge, type Bridge } from "../../src/app/assemble.ts";
 import { startHarness, type Harness } from "../../src/selftest/harness.ts";
@@ -13,14 +14,6 @@ afterEach(async () => {
   b = null;
   h = null;
 });
-
-async function until(fn: () => boolean, ms = 20_000): Promise<void> {
-  const t0 = Date.now();
-  while (!fn()) {
-    if (Date.now() - t0 > ms) throw new Error("condition not met in time");
-    await new Promise((r) => setTimeout(r, 20));
-  }
-}
 
 describe("UNKNOWN on the real Codex", () => {
   it("a turn/start whose ack times out is settled by Codex's late answer and completes", async () => {
@@ -42,7 +35,7 @@ describe("UNKNOWN on the real Codex", () => {
     expect(t.unknown).toMatchObject({ method: "turn/start", thread_id: t.thread_id });
 
     const repo = b.sup.repo;
-    await until(() => repo.task(t.id)!.state === "completed");
+    await poll(() => repo.task(t.id)!.state === "completed", { timeoutMs: 20_000, what: () => `task ${t.id} to complete (now ${repo.task(t.id)!.state})` });
     const done = repo.task(t.id)!;
     expect(done.unknown).toBeNull();
     expect(done.final_message).toBe("done despite the lost ack");

@@ -5,6 +5,7 @@ import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { InMemoryTransport } from "@modelcontextprotocol/sdk/inMemory.js";
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import { afterEach, describe, expect, it } from "vitest";
+import { redactor } from "../../src/policy/redact.ts";
 import { getPlatform } from "../../platform/index.ts";
 import { modelVisibleTools } from "../../bench/standard-task.ts";
 import type { AppServerClient } from "../../src/codex/client.ts";
@@ -46,7 +47,7 @@ afterEach(async () => {
 async function setup(approvals: Approvals): Promise<Setup> {
   const platform = await getPlatform();
   const store = await openStateDatabase(platform, ":memory:", MIGRATIONS);
-  const repo = new Repo(store.db);
+  const repo = new Repo(store.db, redactor);
   const codex = fakeClient("conn-card");
   const runtime = { current: codex, loadedThreads: new Set<string>() };
   const runtimes = new RuntimePool({ profiles: {}, env: {}, userHome: "/home/nobody", make: () => runtime as unknown as CodexRuntime });

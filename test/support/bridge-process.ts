@@ -1,5 +1,6 @@
-// Test support: the REAL bridge as a child process (`bun src/cli/main.ts serve`) run offline, its setup, a fixture
-// that starts it behind the tunnel emulator and stops it after each test, and checks that its processes are gone.
+// Test support: the REAL bridge as a child process (`serve` from source, or CODEX_BRIDGE_BIN) run offline, its setup
+// (temp Git project, isolated CODEX_HOME on a loopback mock model, config, state), a fixture that starts it behind
+// the tunnel emulator and stops it after each test, and checks that its processes are gone.
 import { readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, expect } from "vitest";
@@ -10,6 +11,12 @@ import { TunnelEmulator, type JsonRpcResponse, type TunnelEmulatorOptions } from
 
 export const BUN = join(PROJECT_ROOT, "node_modules", ".bin", "bun");
 export const MAIN = join(PROJECT_ROOT, "src", "cli", "main.ts");
+
+/** How to run `codex-bridge <args>`: the compiled executable named by CODEX_BRIDGE_BIN, else the source under Bun. */
+export function bridgeCommand(args: string[]): { command: string; args: string[] } {
+  const bin = process.env.CODEX_BRIDGE_BIN;
+  return bin ? { command: bin, args } : { command: BUN, args: [MAIN, ...args] };
+}
 
 export interface BridgeSetupOptions {
   approvalPolicy?: "untrusted" | "on-request" | "never";
@@ -73,7 +80,10 @@ export async function prepareBridge(opts: BridgeSetupOptions = {}): Promise<Brid
       statePath,
       provider: c.provider,
       env,
-      spawn: (o = {}) => TunnelEmulator.spawn(BUN, [MAIN, "serve"], { cwd: PROJECT_ROOT, deadlineMs: 60_000, ...o, env: { ...env, ...o.env } }),
+      spawn: (o = {}) => {
+        const run = bridgeCommand(["serve"]);
+        return TunnelEmulator.spawn(run.command, run.args, { cwd: PROJECT_ROOT, deadlineMs: 60_000, ...o, env: { ...env, ...o.env } });
+      },
       async cleanup() {
         await c.cleanup();
         p.cleanup();

@@ -1,10 +1,10 @@
-// Test support: the REAL bridge process serving Streamable HTTP (`bun src/cli/main.ts serve --http …`), and MCP SDK
+// Test support: the REAL bridge process serving Streamable HTTP (`serve --http …` from source, or CODEX_BRIDGE_BIN), and MCP SDK
 // clients connected to it. The ready line on stderr gives the URL (port 0 lets the OS pick a free port).
 import { spawn, type ChildProcess } from "node:child_process";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
-import { BUN, MAIN } from "./bridge-process.ts";
+import { bridgeCommand } from "./bridge-process.ts";
 import { poll } from "./poll.ts";
 import { PROJECT_ROOT } from "./real-codex.ts";
 
@@ -24,7 +24,8 @@ export interface HttpBridge {
 export function runBridge(env: Record<string, string | undefined>, args: string[]): { child: ChildProcess; stderr: () => string; exited: HttpBridge["exited"] } {
   const clean: Record<string, string> = {};
   for (const [k, v] of Object.entries(env)) if (v !== undefined) clean[k] = v;
-  const child = spawn(BUN, [MAIN, "serve", ...args], { cwd: PROJECT_ROOT, env: clean, stdio: ["ignore", "pipe", "pipe"] });
+  const run = bridgeCommand(["serve", ...args]);
+  const child = spawn(run.command, run.args, { cwd: PROJECT_ROOT, env: clean, stdio: ["ignore", "pipe", "pipe"] });
   let err = "";
   child.stderr!.setEncoding("utf8").on("data", (d: string) => (err += d));
   child.stdout!.resume();

@@ -102,8 +102,8 @@ interface Pending {
   id: JsonRpcId;
   method: string;
   message: Record<string, unknown>;
-  /** Written instead of the JSON of `message` (a malformed or over-long line, newline excluded). */
-  raw?: string;
+  /** Written instead of the JSON of `message` (a malformed or over-long line, or bytes that are not UTF-8; newline excluded). */
+  raw?: string | Uint8Array;
   /** Notifications complete once written. */
   expectsResponse: boolean;
   resolve(res: JsonRpcResponse | null): void;
@@ -213,12 +213,13 @@ export class TunnelEmulator {
   /**
    * Writes `text` plus a newline as one stdin line, unchecked (malformed JSON-RPC, an over-long line). With `id`, it
    * is a request awaiting the response with that id; without, it completes once written, like a notification.
-   * `written` records `{ raw: <first 200 chars> }`.
+   * `written` records `{ raw: <first 200 chars> }`. Bytes are written as they are (for lines that are not UTF-8).
    */
-  writeRaw(text: string, opts: { id?: JsonRpcId; deadlineMs?: number } = {}): Promise<JsonRpcResponse | null> {
+  writeRaw(text: string | Uint8Array, opts: { id?: JsonRpcId; deadlineMs?: number } = {}): Promise<JsonRpcResponse | null> {
     const expects = opts.id !== undefined;
     const id = opts.id ?? `raw-${this.nextId++}`;
-    return this.enqueue(id, "(raw)", { raw: text.slice(0, 200) }, expects, opts.deadlineMs ?? this.deadlineMs, text);
+    const shown = typeof text === "string" ? text.slice(0, 200) : Buffer.from(text.subarray(0, 200)).toString("latin1");
+    return this.enqueue(id, "(raw)", { raw: shown }, expects, opts.deadlineMs ?? this.deadlineMs, text);
   }
 
   /** Resolves once the predicate holds (checked every 10 ms); rejects after timeoutMs, naming the predicate. */
@@ -279,7 +280,7 @@ export class TunnelEmulator {
     message: Record<string, unknown>,
     expectsResponse: boolean,
     deadlineMs: number,
-    raw?: string,
+    raw?: string | Uint8Array,
   ): Promise<JsonRpcResponse | null> {
     if (this.fatal) return Promise.reject(new TunnelFatalError(this.fatal));
     if (this.stopping) return Promise.reject(new TunnelFatalError({ reason: "tunnel stopped" }));
@@ -322,7 +323,8 @@ export class TunnelEmulator {
     this.inFlight = next;
     this.written.push(next.message);
     this.record({ type: "write", id: next.expectsResponse ? next.id : null, method: next.method });
-    this.child.stdin.write(`${next.raw ?? JSON.stringify(next.message)}\n`, (err) => {
+    const line = next.raw instanceof Uint8Array ? Buffer.concat([next.raw, Buffer.from("\n")]) : `${next.raw ?? JSON.stringify(next.message)}\n`;
+    this.child.stdin.write(line, (err) => {
       if (err) return; // the stdin 'error' handler makes it fatal
       if (!next.expectsResponse && this.inFlight === next) {
         this.inFlight = null;

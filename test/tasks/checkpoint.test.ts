@@ -1,6 +1,7 @@
 // The supervisory checkpoint: keyed by native thread or task, goal and constraints set once, state with its previous
 // value, every limit named, and copies of prompts, messages, answers or command output refused.
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { redactor } from "../../src/policy/redact.ts";
 import { getPlatform } from "../../platform/index.ts";
 import { BridgeError } from "../../src/bridge-error.ts";
 import { migrate } from "../../src/store/migrate.ts";
@@ -20,7 +21,7 @@ const OUTPUT = " PASS  test/billing.test.ts (11 tests) 23ms\n PASS  test/tax.tes
 
 beforeEach(async () => {
   store = await openStateDatabase(await getPlatform(), ":memory:", MIGRATIONS);
-  repo = new Repo(store.db);
+  repo = new Repo(store.db, redactor);
   repo.insertTask({ id: TASK, project_id: "p", profile_id: "default", prompt: PROMPT, relay: false, model: null, effort: null, state: "completed" });
   repo.updateTask(TASK, { thread_id: THREAD, turn_id: "turn-1", final_message: FINAL });
   repo.upsertItem({ task_id: TASK, item_id: "call_1", turn_id: "turn-1", type: "commandExecution", status: "completed", data: { command: "npm test", output: OUTPUT } });
@@ -111,7 +112,7 @@ describe("checkpoint migration", () => {
   it("moves an old task checkpoint to its thread's record", async () => {
     const old = await openStateDatabase(await getPlatform(), ":memory:", MIGRATIONS.slice(0, 2));
     try {
-      const r = new Repo(old.db);
+      const r = new Repo(old.db, redactor);
       r.insertTask({ id: TASK, project_id: "p", profile_id: "default", prompt: "go", relay: false, model: null, effort: null, state: "completed" });
       r.updateTask(TASK, { thread_id: THREAD });
       old.db.prepare(`INSERT INTO checkpoints (task_id, data, updated_at) VALUES (?, ?, ?)`).run(TASK, JSON.stringify({ goal: "old goal", state: "old state" }), "2025-01-01T00:00:00.000Z");

@@ -7,6 +7,7 @@ import { MIGRATIONS } from "../../src/store/migrations.ts";
 import { openStateDatabase, type OpenedStore } from "../../src/store/open.ts";
 import { Repo } from "../../src/store/repo.ts";
 import { rejectedBridgeError as rejection } from "../support/bridge-errors.ts";
+import { redactor } from "../../src/policy/redact.ts";
 import type { CodexRuntime } from "../../src/runtime/app-server.ts";
 import { RuntimePool } from "../../src/runtime/runtime-pool.ts";
 import { Supervisor } from "../../src/tasks/supervisor.ts";
@@ -22,7 +23,7 @@ const THREAD = "thread-1";
 
 beforeEach(async () => {
   store = await openStateDatabase(await getPlatform(), ":memory:", MIGRATIONS);
-  repo = new Repo(store.db);
+  repo = new Repo(store.db, redactor);
   client = fakeClient("conn-1");
   runtime.current = client;
   const runtimes = new RuntimePool({ profiles: {}, env: {}, userHome: "/home/nobody", make: () => runtime as unknown as CodexRuntime });

@@ -3,6 +3,7 @@ import { getPlatform } from "../../platform/index.ts";
 import { openStateDatabase, type OpenedStore } from "../../src/store/open.ts";
 import { MIGRATIONS } from "../../src/store/migrations.ts";
 import { Repo } from "../../src/store/repo.ts";
+import { redactor } from "../../src/policy/redact.ts";
 import { diffStat } from "../../src/views/diff-stat.ts";
 import { BridgeError } from "../../src/bridge-error.ts";
 import { buildResult, renderResultText, requireSettledTask } from "../../src/views/evidence.ts";
@@ -18,7 +19,7 @@ let repo: Repo;
 
 beforeEach(async () => {
   store = await openStateDatabase(await getPlatform(), ":memory:", MIGRATIONS);
-  repo = new Repo(store.db);
+  repo = new Repo(store.db, redactor);
 });
 afterEach(() => store.close());
 
@@ -248,7 +249,7 @@ describe("what ingest stores reads back through result and inspect", () => {
     const ingest = new TaskIngest("turn1");
     const feed = (method: string, params: unknown) => {
       const res = ingest.handle(method, params);
-      repo.appendEvents("t7", [...res.events, ...ingest.drainDeltas()]);
+      repo.appendEvents("t7", [...res.events, ...ingest.drainDeltas(false)]);
       for (const i of res.items) repo.upsertItem({ ...i, task_id: "t7" });
       return res;
     };

@@ -6,6 +6,7 @@ import { openStateDatabase, type OpenedStore } from "../../src/store/open.ts";
 import { MIGRATIONS } from "../../src/store/migrations.ts";
 import { Repo, type NewEvent } from "../../src/store/repo.ts";
 import { thrownBridgeError as bridgeError } from "../support/bridge-errors.ts";
+import { redactor } from "../../src/policy/redact.ts";
 import { inspect, type InspectInput, type InspectPage, TEXT_LIMIT_DEFAULT, TEXT_LIMIT_MAX } from "../../src/views/inspect.ts";
 
 let store: OpenedStore;
@@ -14,7 +15,7 @@ const T = "t1";
 
 beforeEach(async () => {
   store = await openStateDatabase(await getPlatform(), ":memory:", MIGRATIONS);
-  repo = new Repo(store.db);
+  repo = new Repo(store.db, redactor);
   repo.insertTask({ id: T, project_id: "p", profile_id: "default", prompt: "go", relay: true, model: null, effort: null, state: "completed" });
 });
 afterEach(() => store.close());

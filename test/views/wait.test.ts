@@ -2,6 +2,7 @@
 // fields left out, the observe modes (supervision, auto, raw), validation and suppressed counts, waits over several
 // tasks, the one-wait-per-task rule and cursors across app-server generations. Read as the supervisor reads them.
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { redactor } from "../../src/policy/redact.ts";
 import { getPlatform } from "../../platform/index.ts";
 import type { Platform } from "../../platform/types.ts";
 import { openStateDatabase, type OpenedStore } from "../../src/store/open.ts";
@@ -29,7 +30,7 @@ let guard: WaitGuard;
 beforeEach(async () => {
   platform = await getPlatform();
   store = await openStateDatabase(platform, ":memory:", MIGRATIONS);
-  repo = new Repo(store.db);
+  repo = new Repo(store.db, redactor);
   // Never started: these tests fill the store the way the intake would.
   const runtime = new CodexRuntime({ platform, codexBin: null, env: {}, version: "test" }, { notification() {}, request() {}, exit() {} });
   sup = new Supervisor(repo, new RuntimePool({ profiles: {}, env: {}, userHome: "/home/nobody", make: () => runtime }), {

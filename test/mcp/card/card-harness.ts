@@ -1,6 +1,7 @@
 // The task card's test host and scenario, shared by the happy-dom test (npm test) and the headless-Chromium test
 // (npm run test:browser): ext-apps' own AppBridge hosts the card in an iframe and forwards its tool calls to a real
 // bridge (real app-server, loopback mock model); the scenario drives a task through the states a person sees.
+import { poll } from "../../support/poll.ts";
 import fs from "node:fs";
 import path from "node:path";
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
@@ -124,14 +125,18 @@ export async function startScenario(h: Harness): Promise<{ taskId: string; args:
 
 /** Polls the page until `ok` holds (a condition, never a duration), then returns what was seen. */
 export async function until(page: CardPage, what: string, ok: (s: Seen) => boolean): Promise<Seen> {
-  let last: Seen | null = null;
-  for (let i = 0; i < 900; i++) {
-    last = await page.probe();
-    if (last?.hostError) throw new Error(`the host page failed: ${last.hostError}`);
-    if (last && ok(last)) return last;
-    await new Promise((r) => setTimeout(r, 100));
-  }
-  throw new Error(`the card never showed ${what}; last seen: ${JSON.stringify(last).slice(0, 3000)}`);
+  return poll(
+    async () => {
+      const seen = await page.probe();
+      // A broken host page ends the wait at once instead of being retried until the timeout.
+      if (seen?.hostError) return { failed: seen.hostError };
+      return seen && ok(seen) ? { seen } : null;
+    },
+    { timeoutMs: 90_000, interval: 100, what: `the card to show ${what}` },
+  ).then((r) => {
+    if ("failed" in r) throw new Error(`the host page failed: ${r.failed}`);
+    return r.seen;
+  });
 }
 
 export type Shot = (name: "running" | "approval" | "completed" | "completed-dark") => Promise<void>;
