@@ -100,6 +100,7 @@ export async function startMockProvider(opts: MockProviderOptions = {}): Promise
   function startStream(record: RecordedRequest, res: ServerResponse): void {
     res.writeHead(200, { "content-type": "text/event-stream", "cache-control": "no-cache", connection: "keep-alive" });
     openStreams.set(record, res);
+    res.on("finish", () => (record.finishedAt = performance.timeOrigin + performance.now()));
     res.on("close", () => {
       openStreams.delete(record);
       if (!res.writableFinished && record.outcome === "streaming") {

@@ -109,6 +109,8 @@ export interface RecordedRequest {
   parseError?: string;
   /** Epoch milliseconds when the body was fully received. */
   receivedAt: number;
+  /** Epoch milliseconds (sub-millisecond, performance clock) when the last byte of the answer was handed to the OS. */
+  finishedAt?: number;
   /** What the mock answered; undefined for a request it rejected before scripting. */
   response?: MockResponse;
   outcome: RequestOutcome;
