@@ -19,6 +19,11 @@ export class JsonlPeer {
   private nextId = 1;
   private readonly pending = new Map<number | string, { resolve: (v: unknown) => void; reject: (e: Error) => void }>();
   private readonly listeners = new Set<Listener>();
+  /**
+   * Lines this accepts are counted by it and never parsed: the benchmark process hosts the mock model too, and
+   * parsing thousands of delta lines would slow the raw side down by the benchmark's own cost.
+   */
+  skipLine: ((line: string) => boolean) | null = null;
   readonly exited: Promise<void>;
   stderr = "";
 
@@ -44,7 +49,7 @@ export class JsonlPeer {
     while ((nl = this.buf.indexOf("\n")) >= 0) {
       const line = this.buf.slice(0, nl);
       this.buf = this.buf.slice(nl + 1);
-      if (!line.trim()) continue;
+      if (!line.trim() || this.skipLine?.(line)) continue;
       const m = JSON.parse(line) as Incoming;
       if (m.id !== undefined && m.method === undefined) {
         const p = this.pending.get(m.id);

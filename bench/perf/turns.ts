@@ -120,18 +120,16 @@ export async function measureTurns(world: World, binary: string, turns: number, 
     const pieces = splitIntoDeltas(text, DELTAS);
     const message = { kind: "output" as const, items: [{ type: "message" as const, text, deltas: DELTAS }] };
     for (let r = 0; r < deltaRuns; r++) {
-      // Raw: every delta notification of this turn, and the terminal.
-      let got = "";
-      const off = raw.on((m) => {
-        if (m.method === "item/agentMessage/delta" && m.params?.threadId === thread.threadId) got += String(m.params.delta ?? "");
-      });
+      // Raw: every delta notification of this turn (counted, not parsed), and the terminal.
+      let deltasSeen = 0;
+      raw.skipLine = (line) => line.includes('"method":"item/agentMessage/delta"') && ++deltasSeen > 0;
       world.provider.enqueue(message);
       let t0 = nowMs();
       let end = await thread.turn(`deltas raw ${r}`);
-      off();
+      raw.skipLine = null;
       out.deltas.raw.push(end - t0);
       out.deltas.rawAfterMock.push(end - (world.provider.requests.at(-1)?.finishedAt ?? NaN));
-      out.deltas.rawLost += lostDeltas(pieces, got);
+      out.deltas.rawLost += Math.max(0, DELTAS - deltasSeen);
 
       world.provider.enqueue(message);
       const marker = `deltas bridge ${r}`;
