@@ -1,6 +1,7 @@
 // A stand-in for `codex app-server` that the performance benchmark drives: it answers the handshake, thread/start and
 // turn/start with the real 0.171.0 samples, then emits what the benchmark asks for over a loopback control socket
 // (BENCH_FAKE_PORT): a commentary message, an approval request, a storm of command items, the turn's end.
+import { LineSplitter } from "../src/codex/jsonl.ts";
 import { readFileSync } from "node:fs";
 import { connect } from "node:net";
 import { dirname, join } from "node:path";
@@ -92,17 +93,10 @@ function handle(m: Msg): void {
   }
 }
 
-let buf = "";
+// The bridge's own line splitter (blank lines skipped); no cap: this fake trusts its one client.
+const lines = new LineSplitter(Number.MAX_SAFE_INTEGER, (line) => handle(JSON.parse(line) as Msg), () => {});
 process.stdin.setEncoding("utf8");
-process.stdin.on("data", (chunk: string) => {
-  buf += chunk;
-  let nl: number;
-  while ((nl = buf.indexOf("\n")) >= 0) {
-    const line = buf.slice(0, nl);
-    buf = buf.slice(nl + 1);
-    if (line.trim()) handle(JSON.parse(line) as Msg);
-  }
-});
+process.stdin.on("data", (chunk: string) => lines.push(chunk));
 process.stdin.on("end", () => process.exit(0));
 
 // ------------------------------------------------------------------ control

@@ -6,13 +6,13 @@ import type { ReadResourceResult } from "@modelcontextprotocol/sdk/types.js";
 import { z } from "zod";
 import type { BridgeService } from "../service/bridge-service.ts";
 import { MCP_APP_MIME, TASK_CARD_HTML, TASK_CARD_URI } from "./card/card-html.ts";
-import { inputOf, listed, outputOf } from "./listing.ts";
+import { REQUEST_ID, TASK_ID, inputOf, listed, outputOf } from "./listing.ts";
 import { MUTATING, ok, READ_ONLY, wrap } from "./tool-result.ts";
 
 const APP_ONLY = { ui: { visibility: ["app"] } };
 
-const taskId = z.string().regex(/^t_[0-9a-f]{10}$/, "a task id like t_0123456789");
-const requestId = z.string().regex(/^r_[0-9a-f]{10}$/, "a request id like r_0123456789 from the card");
+const taskId = z.string().regex(TASK_ID, "a task id like t_0123456789");
+const requestId = z.string().regex(REQUEST_ID, "a request id like r_0123456789 from the card");
 
 export function registerCardTools(server: McpServer, service: BridgeService): void {
   server.registerResource(

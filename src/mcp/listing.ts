@@ -44,3 +44,7 @@ export function listed(tool: RegisteredTool): RegisteredTool {
   delete tool.execution;
   return tool;
 }
+
+/** The shapes of the ids the bridge hands out (task and request ids), checked the same way by every tool. */
+export const TASK_ID = /^t_[0-9a-f]{10}$/;
+export const REQUEST_ID = /^r_[0-9a-f]{10}$/;

@@ -7,11 +7,11 @@ import { INSPECT_KINDS } from "../views/inspect.ts";
 import { contextLine, NO_RELAY_NOTE, renderWait, requestLine, taskLine, taskView, unknownText, waitStructured } from "./render.ts";
 import { deliveryHooksFor, isAttached } from "./delivery.ts";
 import { MUTATING, ok, READ_ONLY, type ToolExtra, wrap } from "./tool-result.ts";
-import { inputOf, listed, outputOf } from "./listing.ts";
+import { REQUEST_ID, TASK_ID, inputOf, listed, outputOf } from "./listing.ts";
 import { TASK_CARD_META } from "./card/card-html.ts";
 
-const taskId = z.string().regex(/^t_[0-9a-f]{10}$/, "a task id like t_0123456789 from codex_start or codex_status");
-const requestId = z.string().regex(/^r_[0-9a-f]{10}$/, "a request id like r_0123456789 from codex_wait");
+const taskId = z.string().regex(TASK_ID, "a task id like t_0123456789 from codex_start or codex_status");
+const requestId = z.string().regex(REQUEST_ID, "a request id like r_0123456789 from codex_wait");
 const id = z.string().regex(/^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$/, "a configured id");
 // Output schemas declare the keys a reader acts on and admit the rest: clients validate structuredContent against
 // them, and every declared key costs tools/list characters that a model reads on each conversation.

@@ -1,6 +1,7 @@
 // A stand-in for `codex app-server` for edge cases the real one cannot be made to produce on demand.
 // Its answers are the real 0.171.0 samples; FAKE_MODE picks the misbehaviour (FAKE_VERSION changes the version its
 // userAgent names, FAKE_ERROR_INFO the codexErrorInfo of a failing turn). Every received line is appended to FAKE_LOG.
+import { LineSplitter } from "../../src/codex/jsonl.ts";
 import { randomBytes } from "node:crypto";
 import { appendFileSync, readFileSync } from "node:fs";
 import { dirname, join } from "node:path";
@@ -25,19 +26,13 @@ const newId = () => {
 const api: FakeApi = { send, sample, newId, threads: [] };
 const script = scenario(mode, api);
 
-let buf = "";
+// The bridge's own line splitter (blank lines skipped); no cap: this fake trusts its one client.
+const lines = new LineSplitter(Number.MAX_SAFE_INTEGER, (line) => {
+  if (log) appendFileSync(log, line + "\n");
+  handle(JSON.parse(line) as { id?: number; method?: string; params?: Record<string, unknown> });
+}, () => {});
 process.stdin.setEncoding("utf8");
-process.stdin.on("data", (chunk: string) => {
-  buf += chunk;
-  let nl: number;
-  while ((nl = buf.indexOf("\n")) >= 0) {
-    const line = buf.slice(0, nl);
-    buf = buf.slice(nl + 1);
-    if (!line.trim()) continue;
-    if (log) appendFileSync(log, line + "\n");
-    handle(JSON.parse(line) as { id?: number; method?: string; params?: Record<string, unknown> });
-  }
-});
+process.stdin.on("data", (chunk: string) => lines.push(chunk));
 process.stdin.on("end", () => process.exit(0));
 
 function handle(m: { id?: number; method?: string; params?: Record<string, unknown> }): void {
