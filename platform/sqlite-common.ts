@@ -62,9 +62,15 @@ class WrappedStatement implements Statement {
   }
 }
 
+// The store runs a few dozen distinct statements over and over; compiling each once saves the parse and plan on every
+// query, and keeps the drivers from piling up statement objects until a GC finalizes them. The bound only guards
+// against a caller that builds SQL text without end.
+const STATEMENT_CACHE_MAX = 256;
+
 class WrappedDatabase implements Database {
   private depth = 0;
   private closed = false;
+  private readonly statements = new Map<string, WrappedStatement>();
 
   constructor(private readonly raw: RawDriver) {}
 
@@ -73,7 +79,13 @@ class WrappedDatabase implements Database {
   }
 
   prepare(sql: string): Statement {
-    return new WrappedStatement(this.raw.prepare(sql));
+    let stmt = this.statements.get(sql);
+    if (!stmt) {
+      if (this.statements.size >= STATEMENT_CACHE_MAX) this.statements.clear();
+      stmt = new WrappedStatement(this.raw.prepare(sql));
+      this.statements.set(sql, stmt);
+    }
+    return stmt;
   }
 
   transaction<T>(fn: () => T): T {
@@ -110,6 +122,7 @@ class WrappedDatabase implements Database {
   close(): void {
     if (this.closed) return;
     this.closed = true;
+    this.statements.clear();
     this.raw.close();
   }
 }

@@ -6,6 +6,7 @@ import picomatch from "picomatch";
 import { isInside } from "../containment.ts";
 import { ArtifactPathError, normalizeRelativePath, realRoot, relativeTo, resolveProjectDir } from "./resolve.ts";
 import { sensitiveMatcher } from "./sensitive.ts";
+import { LIST_DEFAULT_LIMIT, LIST_MAX_LIMIT } from "./surface.ts";
 
 export interface FileEntry {
   path: string;
@@ -38,8 +39,6 @@ export interface ListResult {
   truncated?: true;
 }
 
-export const LIST_DEFAULT_LIMIT = 100;
-export const LIST_MAX_LIMIT = 500;
 const DEFAULT_MAX_DEPTH = 32;
 const DEFAULT_MAX_VISITED = 50_000;
 

@@ -5,26 +5,7 @@ import mime from "mime";
 import { fileTypeFromBuffer } from "file-type";
 import { isoSeconds } from "./list.ts";
 import { openProjectFile, type OpenOptions } from "./resolve.ts";
-
-export class ArtifactTooLargeError extends Error {
-  readonly size: number;
-  readonly limit: number;
-  constructor(rel: string, size: number, limit: number) {
-    super(`${JSON.stringify(rel)} is ${size} bytes; the limit max_artifact_bytes is ${limit} bytes`);
-    this.name = "ArtifactTooLargeError";
-    this.size = size;
-    this.limit = limit;
-  }
-}
-
-export class ArtifactRangeError extends Error {
-  readonly field: "offset" | "length";
-  constructor(field: "offset" | "length", message: string) {
-    super(message);
-    this.name = "ArtifactRangeError";
-    this.field = field;
-  }
-}
+import { ArtifactRangeError, ArtifactTooLargeError } from "./surface.ts";
 
 export interface ReadOptions extends OpenOptions {
   maxBytes: number;

@@ -5,35 +5,9 @@ import { LONE_SURROGATE } from "../unicode.ts";
 import fs from "node:fs";
 import path from "node:path";
 import { sensitiveMatcher } from "./sensitive.ts";
+import { ArtifactPathError } from "./surface.ts";
 
-export type ArtifactPathErrorCode =
-  | "invalid"
-  | "absolute"
-  | "traversal"
-  | "nul"
-  | "device"
-  | "stream"
-  | "unc"
-  | "drive"
-  | "too_long"
-  | "sensitive"
-  | "outside"
-  | "not_found"
-  | "not_file"
-  | "not_dir"
-  | "changed"
-  | "encoding"
-  | "hard_link";
-
-/** A refused path. The message only ever quotes the caller's own relative path, never a resolved location. */
-export class ArtifactPathError extends Error {
-  readonly code: ArtifactPathErrorCode;
-  constructor(code: ArtifactPathErrorCode, message: string) {
-    super(message);
-    this.name = "ArtifactPathError";
-    this.code = code;
-  }
-}
+export { ArtifactPathError };
 
 export interface ResolveOptions {
   sensitive: readonly string[];

@@ -5,9 +5,6 @@
 
 import { VIEW_RPC_JS } from "./view-rpc.ts";
 
-export const ARTIFACT_VIEWER_URI = "ui://codex-bridge/artifact-viewer.html";
-export const MCP_APP_MIME = "text/html;profile=mcp-app";
-
 const css = `
 :root{color-scheme:light dark;--fg:#1b1b1f;--bg:#fff;--muted:#666;--line:#d0d0d7;--accent:#2563eb}
 [data-theme=dark]{--fg:#e8e8ee;--bg:#17171b;--muted:#a0a0aa;--line:#3a3a44;--accent:#60a5fa}

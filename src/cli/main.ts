@@ -1,13 +1,15 @@
-// Entry point for every runtime and for the compiled binary.
+// Entry point for every runtime and for the compiled binary. Each command's modules are loaded only when it runs, and
+// `serve` on stdio starts reading (and answers initialize) before it loads anything heavy.
 import { getPlatform } from "../../platform/index.ts";
 import { BUILD_INFO, versionLine } from "../build-info.ts";
-import { runDoctor } from "./doctor.ts";
+import { startEarlyStdio, type EarlyStdio } from "./early-stdio.ts";
 import { HELP, commandHelp } from "./help.ts";
-import { runInit } from "./init.ts";
-import { runServe } from "./serve.ts";
 import { Logger } from "../log.ts";
 
 const stderr = new Logger();
+
+// A client writes initialize right after the spawn; this long the loading waits for it so it can be answered first.
+const FIRST_LINE_GRACE_MS = 50;
 
 async function main(argv: string[]): Promise<number> {
   const [cmd, ...rest] = argv;
@@ -26,15 +28,29 @@ async function main(argv: string[]): Promise<number> {
       return 0;
     }
   }
+  let early: EarlyStdio | undefined;
+  if ((cmd === undefined || cmd === "serve") && rest.length === 0) {
+    early = startEarlyStdio(BUILD_INFO.version);
+    await early.firstLine(FIRST_LINE_GRACE_MS);
+  }
   const platform = await getPlatform();
   switch (cmd) {
     case undefined:
-    case "serve":
-      return runServe(platform, rest);
-    case "doctor":
+    case "serve": {
+      const { runServe } = await import("./serve.ts");
+      const code = await runServe(platform, rest, early);
+      // A serve that did not start must not be kept alive by the early reader.
+      if (code >= 0) early?.release();
+      return code;
+    }
+    case "doctor": {
+      const { runDoctor } = await import("./doctor.ts");
       return runDoctor(platform, rest);
-    case "init":
+    }
+    case "init": {
+      const { runInit } = await import("./init.ts");
       return runInit(platform, rest);
+    }
     case "login":
     case "logout": {
       const { runAccount } = await import("./login.ts");

@@ -6,11 +6,12 @@ import { BUILD_INFO } from "../build-info.ts";
 import { assembleForServe, mcpServerFor } from "../app/assemble.ts";
 import { Logger } from "../log.ts";
 import { takeLogOptions } from "./log-options.ts";
+import type { EarlyStdio } from "./early-stdio.ts";
 
 // Leaves the app-server its close grace (300 ms) plus margin, and stays under the one second a restart may wait.
 const STOP_DEADLINE_MS = 800;
 
-export async function runServe(platform: Platform, allArgs: string[]): Promise<number> {
+export async function runServe(platform: Platform, allArgs: string[], early?: EarlyStdio): Promise<number> {
   const setup = takeLogOptions(allArgs);
   if ("error" in setup) {
     new Logger().plain(`codex-bridge serve: ${setup.error}; see codex-bridge serve --help`);
@@ -37,7 +38,10 @@ export async function runServe(platform: Platform, allArgs: string[]): Promise<n
   if (!bridge) return 1;
   const server = mcpServerFor(bridge);
   // Not the SDK's StdioServerTransport: an over-long or malformed line must be answered, never wedge the bridge.
-  const transport = new BoundedStdioServerTransport(process.stdin, process.stdout, { log });
+  // With the start-up fast path, stdin is read through `early` (initialize may have been answered already).
+  const stdin = early?.input ?? process.stdin;
+  const bounded = new BoundedStdioServerTransport(stdin, process.stdout, { log });
+  const transport = early ? early.adopt(bounded, log) : bounded;
   let stopping = false;
   // The tunnel stops us by closing stdin, then SIGTERM, never SIGKILL, and starts nothing until we are gone:
   // stop answering, end the app-server, exit well within a second whatever hangs.
@@ -61,7 +65,7 @@ export async function runServe(platform: Platform, allArgs: string[]): Promise<n
       finish();
     }, STOP_DEADLINE_MS);
     try {
-      process.stdin.pause();
+      stdin.pause();
       await server.close().catch(() => {});
       await bridge.close();
     } catch (err) {
@@ -71,9 +75,9 @@ export async function runServe(platform: Platform, allArgs: string[]): Promise<n
       finish();
     }
   };
-  process.stdin.on("end", () => void shutdown("stdin_closed"));
-  process.stdin.on("close", () => void shutdown("stdin_closed"));
-  process.stdin.on("error", () => void shutdown("stdin_failed"));
+  stdin.on("end", () => void shutdown("stdin_closed"));
+  stdin.on("close", () => void shutdown("stdin_closed"));
+  stdin.on("error", () => void shutdown("stdin_failed"));
   // A reader that went away must not turn into an EPIPE crash with a stack trace.
   process.stdout.on("error", () => void shutdown("stdout_closed"));
   process.on("SIGTERM", () => void shutdown("SIGTERM"));

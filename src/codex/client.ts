@@ -6,7 +6,7 @@ import { INITIALIZE, INITIALIZED, MUTATING_METHODS } from "./protocol/session.ts
 import { ConnectionClosedError, RequestTimeoutError, RpcError, UnknownOutcomeError, UnsendableError } from "./errors.ts";
 import { LineSplitter } from "./jsonl.ts";
 import { StderrCounter, type StderrSummary } from "./stderr-summary.ts";
-import { IncomingMessage, type RpcId, type ServerNotification, type ServerRequest } from "./rpc-messages.ts";
+import { parseIncoming, type RpcId, type ServerNotification, type ServerRequest } from "./rpc-messages.ts";
 
 export interface AppServerOptions {
   platform: Platform;
@@ -245,7 +245,7 @@ export class AppServerClient {
       this.droppedLines++;
       return;
     }
-    const parsed = IncomingMessage.safeParse(json);
+    const parsed = parseIncoming(json);
     if (!parsed.success) {
       this.droppedLines++;
       return;

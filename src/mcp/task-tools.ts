@@ -1,5 +1,6 @@
 // The task tools (start, wait, status, send, respond, submit, result, inspect, cancel): parse, one service call, render.
 import type { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
+import type { WaitHold } from "./server-identity.ts";
 import { z } from "zod";
 import { MAX_WAIT_TASKS, PROMPT_MAX_CHARS, type BridgeService } from "../service/bridge-service.ts";
 import { failureText, renderResultText } from "../views/evidence.ts";
@@ -17,12 +18,6 @@ const id = z.string().regex(/^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$/, "a configured i
 // them, and every declared key costs tools/list characters that a model reads on each conversation.
 const taskOut = outputOf({ task_id: z.string().optional(), state: z.string().optional() });
 const requestOut = outputOf({ request_id: z.string().optional(), state: z.string().optional() });
-
-/** How long one codex_wait may hold on this transport: stdio's default is the profile's (25 s), HTTP's its maximum. */
-export interface WaitHold {
-  defaultSeconds: number;
-  maxSeconds: number;
-}
 
 export function registerTaskTools(server: McpServer, service: BridgeService, hold?: WaitHold): void {
   const connectionKey = (extra: ToolExtra) => extra.sessionId ?? "stdio";

@@ -1,7 +1,6 @@
 // The one tool-result helper: success and error results, the annotation sets, and the error wrapper every tool uses.
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
-import { ArtifactRangeError, ArtifactTooLargeError } from "../artifacts/read.ts";
-import { ArtifactPathError } from "../artifacts/resolve.ts";
+import { ArtifactPathError, ArtifactRangeError, ArtifactTooLargeError } from "../artifacts/surface.ts";
 import { BridgeError } from "../bridge-error.ts";
 
 export const READ_ONLY = { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false } as const;

@@ -1,7 +1,7 @@
 // How long a codex_wait may hold, as the supervisor is told and as serve --http is configured: 25 s on stdio (the
 // tunnel serializes every conversation on one pipe), up to --max-wait-seconds (55 s by default) over HTTP.
 import { describe, expect, it } from "vitest";
-import { serverInstructions } from "../../src/mcp/server.ts";
+import { serverInstructions } from "../../src/mcp/server-identity.ts";
 import { DEFAULT_HTTP_WAIT_SECONDS, parseHttpArgs } from "../../src/cli/http-options.ts";
 
 describe("the wait rule in the server instructions", () => {

@@ -65,6 +65,16 @@ describe("database", () => {
     expect(db.prepare("SELECT ? AS v").all("only")).toEqual([{ v: "only" }]);
   });
 
+  it("answers the same statement text again and again, and sees a schema change made in between", async () => {
+    const db = await fresh();
+    for (let i = 0; i < 3; i++) db.prepare("INSERT INTO items (name) VALUES (?)").run(`n${i}`);
+    expect(db.prepare("SELECT name FROM items WHERE id = ?").get(2)).toEqual({ name: "n1" });
+    expect(db.prepare("SELECT name FROM items WHERE id = ?").get(3)).toEqual({ name: "n2" });
+    expect(db.prepare("SELECT * FROM other").all()).toEqual([]);
+    db.exec("ALTER TABLE other ADD COLUMN w INTEGER DEFAULT 7; INSERT INTO other (v) VALUES ('x')");
+    expect(db.prepare("SELECT * FROM other").all()).toEqual([{ v: "x", w: 7 }]);
+  });
+
   it("surfaces SQLite errors with their code", async () => {
     const db = await fresh();
     db.prepare("INSERT INTO items (id) VALUES (1)").run();

@@ -1,6 +1,6 @@
 // The task card: one self-contained MCP Apps page (no external script, no frame, no build step) declared by the
 // task tools, and the _meta that declares it. Its parts live beside it: styles, protocol, Markdown, drawing.
-import { MCP_APP_MIME } from "../../artifacts/viewer-html.ts";
+import { MCP_APP_MIME } from "../../artifacts/surface.ts";
 import { VIEW_RPC_JS } from "../../artifacts/view-rpc.ts";
 import { CARD_CSS } from "./card-css.ts";
 import { MARKDOWN_JS } from "./card-markdown.ts";

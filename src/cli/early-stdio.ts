@@ -1,0 +1,87 @@
+// `serve` on stdio before anything heavy is loaded: stdin is read from the first moment, a plain MCP initialize on the
+// first line is answered at once, and every byte read is handed on unchanged to the real transport once it exists.
+import { PassThrough, type Readable, type Writable } from "node:stream";
+import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
+import { initializeAnswer, type InitializeAnswer } from "../mcp/initialize-answer.ts";
+import type { EventLog } from "../log.ts";
+
+// A first line longer than this is no plain initialize; it goes the normal way.
+const SNIFF_MAX_BYTES = 64 * 1024;
+const NEWLINE = 0x0a;
+
+export interface EarlyStdio {
+  /** Everything read from stdin, in order, ending when stdin ends; what the MCP transport reads instead of stdin. */
+  readonly input: Readable;
+  /** Resolves once the first line was seen (and answered if it could be), stdin ended, or `graceMs` passed. */
+  firstLine(graceMs: number): Promise<void>;
+  /**
+   * Makes the transport skip the SDK's own answer to the initialize answered early (the request is still replayed to
+   * the SDK, so its session state is exactly as without the fast path). Returns the transport.
+   */
+  adopt<T extends Transport>(transport: T, log: EventLog): T;
+  /** Stops reading stdin (when serve ends without serving), so the reader keeps nothing alive. */
+  release(): void;
+}
+
+export function startEarlyStdio(version: string, stdin: Readable = process.stdin, stdout: Writable = process.stdout): EarlyStdio {
+  const input = new PassThrough();
+  const head: Buffer[] = [];
+  let headBytes = 0;
+  let answered: InitializeAnswer | null = null;
+  let seen!: () => void;
+  const settled = new Promise<void>((resolve) => (seen = resolve));
+
+  const sniff = (data: Buffer | string) => {
+    const chunk = typeof data === "string" ? Buffer.from(data, "utf8") : data;
+    const nl = chunk.indexOf(NEWLINE);
+    head.push(nl === -1 ? chunk : chunk.subarray(0, nl));
+    headBytes += nl === -1 ? chunk.length : nl;
+    if (nl === -1 && headBytes <= SNIFF_MAX_BYTES) return;
+    stdin.off("data", sniff);
+    if (nl !== -1) {
+      answered = initializeAnswer(Buffer.concat(head).toString("utf8").replace(/\r$/, ""), version);
+      if (answered) stdout.write(answered.line);
+    }
+    head.length = 0;
+    seen();
+  };
+  // Registered before the pipe, so the answer is written before the line is even handed on.
+  stdin.on("data", sniff);
+  stdin.pipe(input);
+  stdin.on("error", (err) => input.destroy(err));
+  stdin.on("close", () => {
+    if (!input.writableEnded) input.end();
+  });
+  stdin.once("end", () => seen());
+
+  return {
+    input,
+    firstLine(graceMs) {
+      let timer: ReturnType<typeof setTimeout> | undefined;
+      const grace = new Promise<void>((resolve) => (timer = setTimeout(resolve, graceMs)));
+      return Promise.race([settled, grace]).finally(() => clearTimeout(timer));
+    },
+    adopt(transport, log) {
+      const early = answered;
+      if (!early) return transport;
+      const send = transport.send.bind(transport);
+      let skipped = false;
+      transport.send = async (message, options) => {
+        if (!skipped && "id" in message && message.id === early.id && ("result" in message || "error" in message)) {
+          skipped = true;
+          const line = JSON.stringify(message) + "\n";
+          if (line !== early.line) log("warn", "early_initialize_differs", { sdk_chars: line.length, early_chars: early.line.length });
+          return;
+        }
+        return send(message, options);
+      };
+      return transport;
+    },
+    release() {
+      stdin.off("data", sniff);
+      stdin.unpipe(input);
+      stdin.pause();
+      stdin.destroy();
+    },
+  };
+}
