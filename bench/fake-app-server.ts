@@ -19,8 +19,10 @@ let turnId = "";
 // Written in order; a full pipe parks the rest until it drains, so a storm never grows this process without bound.
 let queue: string[] = [];
 let waiting = false;
+/** A message, or lines already serialized (each ending in a newline). */
 function send(m: unknown): void {
-  queue.push(JSON.stringify(m) + "\n");
+  if (Array.isArray(m)) queue.push(...(m as string[]));
+  else queue.push(JSON.stringify(m) + "\n");
   if (!waiting) drain();
 }
 function drain(): void {
@@ -125,12 +127,21 @@ async function run(c: Command, reply: (m: unknown) => void): Promise<void> {
       return;
     }
     case "storm": {
+      // Lines are built from two templates and written in large batches, so the fake outruns any reader.
       const n = c.n ?? 0;
       const t0 = performance.now();
-      for (let k = 0; k < n; k += 2) {
-        send(commandItem("server notification item/started (commandExecution:inProgress)", `call_storm_${k}`));
-        if (k + 1 < n) send(commandItem("server notification item/completed (commandExecution:completed)", `call_storm_${k}`));
-        if (waiting) await flushed();
+      const ID = "__BENCH_ITEM_ID__";
+      const started = JSON.stringify(commandItem("server notification item/started (commandExecution:inProgress)", ID)) + "\n";
+      const completed = JSON.stringify(commandItem("server notification item/completed (commandExecution:completed)", ID)) + "\n";
+      let batch: string[] = [];
+      for (let k = 0; k < n; k++) {
+        const id = `call_storm_${k - (k % 2)}`;
+        batch.push((k % 2 === 0 ? started : completed).replace(ID, id));
+        if (batch.length === 2000 || k === n - 1) {
+          send(batch);
+          batch = [];
+          if (waiting) await flushed();
+        }
       }
       await flushed();
       reply({ op: "storm-written", ms: performance.now() - t0 });

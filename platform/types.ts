@@ -63,4 +63,6 @@ export interface Platform {
   dirs(): OsDirs;
   /** On Windows: true when the path is a junction or other reparse point. Elsewhere false. */
   isReparsePoint(path: string): boolean;
+  /** A full, synchronous garbage collection that returns freed memory, where the runtime offers one (Bun). */
+  collectGarbage?(): void;
 }

@@ -1,10 +1,10 @@
 // Start-up: spawn → `initialize` answered, for the raw app-server (its own initialize) and the bridge binary (MCP
 // initialize, with a config and with none), interleaved run by run so both see the same machine; plus the bridge's
-// CPU time at that moment, spawn → tools/list answered, and its resident memory once idle.
+// spawn → tools/list answered, and its resident memory once idle.
 import { spawn } from "node:child_process";
 import { mkdtempSync } from "node:fs";
 import { join } from "node:path";
-import { cpuMs, rssMiB } from "./procfs.ts";
+import { rssMiB } from "./procfs.ts";
 import { nowMs } from "./stats.ts";
 import type { World } from "./world.ts";
 
@@ -14,8 +14,6 @@ const APP_SERVER_INITIALIZE = { clientInfo: { name: "codex-bridge-bench", title:
 interface Spawned {
   /** ms from spawn to each answered request, in order. */
   answeredMs: number[];
-  /** CPU ms the process had used when its first answer arrived. */
-  cpuAtFirstMs: number | null;
   rssMiB: number | null;
 }
 
@@ -28,7 +26,6 @@ async function timedSession(command: string, args: string[], env: Record<string,
   const child = spawn(command, args, { env, cwd, stdio: ["pipe", "pipe", "pipe"] });
   child.stderr!.resume();
   const answeredMs: number[] = [];
-  let cpuAtFirstMs: number | null = null;
   let buf = "";
   let stderr = "";
   child.stderr!.on("data", (d: Buffer) => (stderr += d.toString()));
@@ -46,7 +43,6 @@ async function timedSession(command: string, args: string[], env: Record<string,
         const m = JSON.parse(line) as { id?: number };
         if (m.id === undefined) continue;
         answeredMs.push(nowMs() - t0);
-        if (answeredMs.length === 1) cpuAtFirstMs = cpuMs(child.pid!);
         if (answeredMs.length === requests.length) {
           clearTimeout(timer);
           resolve();
@@ -61,14 +57,14 @@ async function timedSession(command: string, args: string[], env: Record<string,
   const kill = setTimeout(() => child.kill("SIGKILL"), 5000);
   await exited;
   clearTimeout(kill);
-  return { answeredMs, cpuAtFirstMs, rssMiB: rss };
+  return { answeredMs, rssMiB: rss };
 }
 
 export interface StartupFigures {
   runs: number;
-  raw: { initializeMs: number[]; cpuMs: number[] };
-  bridge: { initializeMs: number[]; toolsListMs: number[]; cpuMs: number[] };
-  bridgeNoConfig: { initializeMs: number[]; cpuMs: number[] };
+  raw: { initializeMs: number[] };
+  bridge: { initializeMs: number[]; toolsListMs: number[] };
+  bridgeNoConfig: { initializeMs: number[] };
   idleNoConfigRssMiB: number[];
 }
 
@@ -78,7 +74,7 @@ export async function measureStartup(world: World, binary: string, runs: number)
   // No config at all: an empty HOME, nothing pointing at a config file; the state goes to the default place there.
   const home = mkdtempSync(join(world.dir, "home-noconfig-"));
   const noConfigEnv: Record<string, string> = { PATH: process.env.PATH ?? "/usr/bin:/bin", HOME: home, CODEX_BIN: world.codexBin };
-  const out: StartupFigures = { runs, raw: { initializeMs: [], cpuMs: [] }, bridge: { initializeMs: [], toolsListMs: [], cpuMs: [] }, bridgeNoConfig: { initializeMs: [], cpuMs: [] }, idleNoConfigRssMiB: [] };
+  const out: StartupFigures = { runs, raw: { initializeMs: [] }, bridge: { initializeMs: [], toolsListMs: [] }, bridgeNoConfig: { initializeMs: [] }, idleNoConfigRssMiB: [] };
   const mcp = [{ method: "initialize", params: MCP_INITIALIZE }, { method: "tools/list", params: {} }];
   // One unrecorded round first, so every recorded run starts with the executables in the page cache.
   for (let i = -1; i < runs; i++) {
@@ -87,12 +83,9 @@ export async function measureStartup(world: World, binary: string, runs: number)
     const bare = await timedSession(binary, ["serve"], noConfigEnv, home, mcp, 1000);
     if (i < 0) continue;
     out.raw.initializeMs.push(raw.answeredMs[0]!);
-    if (raw.cpuAtFirstMs !== null) out.raw.cpuMs.push(raw.cpuAtFirstMs);
     out.bridge.initializeMs.push(bridge.answeredMs[0]!);
     out.bridge.toolsListMs.push(bridge.answeredMs[1]!);
-    if (bridge.cpuAtFirstMs !== null) out.bridge.cpuMs.push(bridge.cpuAtFirstMs);
     out.bridgeNoConfig.initializeMs.push(bare.answeredMs[0]!);
-    if (bare.cpuAtFirstMs !== null) out.bridgeNoConfig.cpuMs.push(bare.cpuAtFirstMs);
     if (bare.rssMiB !== null) out.idleNoConfigRssMiB.push(bare.rssMiB);
   }
   return out;

@@ -51,7 +51,8 @@ export interface TurnFigures {
   bridge: number[];
   rssAfterFirstTurnMiB: number | null;
   rssAfterLastTurnMiB: number | null;
-  /** The bridge process's CPU time per turn over turns 2..turns (its app-server not included). */
+  /** CPU time per turn over turns 2..turns: the raw app-server's, and the bridge process's own (its app-server not included). */
+  rawCpuPerTurnMs: number | null;
   bridgeCpuPerTurnMs: number | null;
   deltas: DeltaFigures;
 }
@@ -103,8 +104,12 @@ export async function measureTurns(world: World, binary: string, turns: number, 
     await waitTurnEnd(bridge, taskId);
     const rssAfterFirstTurnMiB = rssMiB(bridge.pid);
     const cpu0 = cpuMs(bridge.pid);
-    const out: TurnFigures = { turns, raw: [], bridge: [], rssAfterFirstTurnMiB, rssAfterLastTurnMiB: null, bridgeCpuPerTurnMs: null, deltas: { runs: deltaRuns, raw: [], bridge: [], rawAfterMock: [], bridgeAfterMock: [], rawLost: 0, bridgeLost: 0 } };
+    const rawCpu0 = cpuMs(raw.pid);
+    const out: TurnFigures = { turns, raw: [], bridge: [], rssAfterFirstTurnMiB, rssAfterLastTurnMiB: null, rawCpuPerTurnMs: null, bridgeCpuPerTurnMs: null, deltas: { runs: deltaRuns, raw: [], bridge: [], rawAfterMock: [], bridgeAfterMock: [], rawLost: 0, bridgeLost: 0 } };
     for (let i = 2; i <= turns; i++) {
+      // The mock keeps every request it got, each holding the whole conversation so far: forget them, or the
+      // benchmark's own memory grows with the square of the turns and its collections slow both sides.
+      world.provider.requests.length = 0;
       let t0 = nowMs();
       out.raw.push((await thread.turn(`turn ${i}`)) - t0);
       t0 = nowMs();
@@ -112,8 +117,9 @@ export async function measureTurns(world: World, binary: string, turns: number, 
       out.bridge.push((await waitTurnEnd(bridge, taskId)) - t0);
       if (i % 50 === 0) log(`  turn ${i}/${turns}`);
     }
-    const cpu1 = cpuMs(bridge.pid);
-    out.bridgeCpuPerTurnMs = cpu0 !== null && cpu1 !== null && turns > 1 ? (cpu1 - cpu0) / (turns - 1) : null;
+    const perTurn = (a: number | null, b: number | null) => (a !== null && b !== null && turns > 1 ? (b - a) / (turns - 1) : null);
+    out.bridgeCpuPerTurnMs = perTurn(cpu0, cpuMs(bridge.pid));
+    out.rawCpuPerTurnMs = perTurn(rawCpu0, cpuMs(raw.pid));
     out.rssAfterLastTurnMiB = rssMiB(bridge.pid);
 
     const text = Array.from({ length: DELTAS }, (_, i) => `w${i}`).join(" ") + ".";

@@ -7,6 +7,7 @@ import { assembleForServe, mcpServerFor } from "../app/assemble.ts";
 import { Logger } from "../log.ts";
 import { takeLogOptions } from "./log-options.ts";
 import type { EarlyStdio } from "./early-stdio.ts";
+import { collectWhenIdle } from "./idle-gc.ts";
 
 // Leaves the app-server its close grace (300 ms) plus margin, and stays under the one second a restart may wait.
 const STOP_DEADLINE_MS = 800;
@@ -91,6 +92,7 @@ export async function runServe(platform: Platform, allArgs: string[], early?: Ea
   // A transport that closed for any reason serves nothing more: exit rather than linger deaf.
   transport.onclose = () => void shutdown("transport_closed");
   await connectMcp(server, transport);
+  collectWhenIdle(platform, stdin, transport);
   logger.announce("ready", { version: BUILD_INFO.version, build: BUILD_INFO.fingerprint.slice(0, 12), projects: Object.keys(bridge.config.config.projects).length, pid: process.pid });
   return -1;
 }
