@@ -33,9 +33,12 @@ function normaliseValue(value: unknown): SqlValue {
 function normaliseRow(raw: unknown): Row | undefined {
   if (raw === null || raw === undefined) return undefined;
   const row: Row = {};
-  for (const [key, value] of Object.entries(raw as Record<string, unknown>)) {
+  const values = raw as Record<string, unknown>;
+  for (const key of Object.keys(values)) {
     if (key === "_metadata") continue; // libsql's timing info, not a column
-    row[key] = normaliseValue(value);
+    const value = values[key];
+    // Text, numbers and NULL, nearly every value, need nothing done.
+    row[key] = typeof value === "string" || typeof value === "number" || value === null ? value : normaliseValue(value);
   }
   return row;
 }

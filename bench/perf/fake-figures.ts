@@ -6,6 +6,7 @@ import { createServer, type Server, type Socket } from "node:net";
 import { join } from "node:path";
 import { getPlatform } from "../../platform/index.ts";
 import { JsonlPeer, initializeAppServer, type Incoming } from "./jsonl-peer.ts";
+import { cpuMs } from "./procfs.ts";
 import { nowMs } from "./stats.ts";
 import { ROOT, spawnBridge, structured, type BridgeClient, type World } from "./world.ts";
 
@@ -69,7 +70,7 @@ export interface FakeFigures {
   approval: { raw: number[]; bridge: number[] };
   statusMs: number[];
   pingMs: number[];
-  storm: { events: number; raw: { ms: number; seen: number }; bridge: { ms: number; stored: number; waits: number }; fakeWriteMs: number[] };
+  storm: { events: number; raw: { ms: number; seen: number }; bridge: { ms: number; stored: number; waits: number; cpuMs: number | null }; fakeWriteMs: number[] };
 }
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
@@ -155,6 +156,7 @@ async function bridgeSide(control: Control, world: World, binary: string, sample
     }
     // The storm, with a supervisor calling codex_wait all along, as it would.
     const reply = control.reply();
+    const cpu0 = cpuMs(b.pid);
     const t0 = control.send("bridge", { op: "storm", n: stormEvents });
     control.send("bridge", { op: "complete" });
     let waits = 0;
@@ -164,8 +166,9 @@ async function bridgeSide(control: Control, world: World, binary: string, sample
       if (w.turn !== undefined) break;
     }
     const ms = nowMs() - t0;
+    const cpu1 = cpuMs(b.pid);
     out.storm.fakeWriteMs.push(Number((await reply).ms));
-    out.storm.bridge = { ms, stored: await countStored(env.CODEX_BRIDGE_STATE!, taskId), waits };
+    out.storm.bridge = { ms, stored: await countStored(env.CODEX_BRIDGE_STATE!, taskId), waits, cpuMs: cpu0 !== null && cpu1 !== null ? cpu1 - cpu0 : null };
   } finally {
     await b.close();
   }
@@ -178,7 +181,7 @@ export async function measureWithFake(world: World, binary: string, samples: num
     approval: { raw: [], bridge: [] },
     statusMs: [],
     pingMs: [],
-    storm: { events: stormEvents, raw: { ms: NaN, seen: 0 }, bridge: { ms: NaN, stored: 0, waits: 0 }, fakeWriteMs: [] },
+    storm: { events: stormEvents, raw: { ms: NaN, seen: 0 }, bridge: { ms: NaN, stored: 0, waits: 0, cpuMs: null }, fakeWriteMs: [] },
   };
   try {
     await rawSide(control, world, samples, stormEvents, out);

@@ -100,6 +100,10 @@ export function perfRows(r: PerfReport): Row[] {
     note: `lost ${lost}; raw read ${st.raw.seen}; ${st.bridge.waits} waits`,
   });
   rows.push(timeRow(`  storm start → terminal seen`, paired([st.raw.ms], [st.bridge.ms]), "", null, "delta"));
+  if (st.bridge.cpuMs !== null) {
+    const perSecond = st.events / (st.bridge.cpuMs / 1000);
+    rows.push({ figure: "  events per CPU second of the bridge (all threads)", unit: "events/s", raw: null, bridge: one(perSecond), compare: "", target: "", met: null, note: "what the storm rate would be with a core to itself" });
+  }
   const wake = paired(r.fake.wake.raw, r.fake.wake.bridge);
   rows.push(timeRow("codex_wait wake: event sent → answer received, p50", wake, "", null, "delta"));
   rows.push({ figure: "  p99", unit: "ms", raw: one(wake.raw?.p99 ?? null), bridge: one(wake.bridge.p99), compare: "", target: "p99 ≤ 5 ms", met: wake.bridge.p99 <= 5 });

@@ -239,6 +239,11 @@ function applyRule(s: string, rule: Rule & { tagged: string }): string {
   });
 }
 
+function holdsAny(text: string, literals: readonly string[]): boolean {
+  for (const l of literals) if (text.includes(l)) return true;
+  return false;
+}
+
 // Below this length no supported secret fits (the shortest is `pwd=x`-style assignments).
 const MIN_CANDIDATE_LENGTH = 6;
 
@@ -294,7 +299,7 @@ export function createRedactor(extraPatterns: RegExp[] = [], opts: RedactorOptio
     for (const rule of rules) {
       if (rule.needs) {
         const text = rule.lower ? (lower ??= out.toLowerCase()) : out;
-        if (!rule.needs.some((n) => text.includes(n))) continue;
+        if (!holdsAny(text, rule.needs)) continue;
       }
       const next = applyRule(out, rule);
       if (next !== out) {

@@ -50,6 +50,10 @@ interface Watched {
   /** Settled and nothing unread: in a wait over several tasks it no longer holds the wait. */
   done: boolean;
   routine: number;
+  /** What was read so far: events only ever append, so each pass reads just what arrived since the last one. */
+  seen: number;
+  count: number;
+  eventNews: boolean;
 }
 
 function selectTasks(sup: Supervisor, input: WaitInput, connectionKey: string): string[] {
@@ -81,7 +85,7 @@ function startingPoints(sup: Supervisor, ids: string[], input: WaitInput, connec
     }
     const lost = from.generation < generation;
     const start = lost ? { seq: sup.repo.cursors.floor(id, generation), generation } : from;
-    return { id, from: start, explicit: given !== undefined, lost, news: false, done: false, routine: 0 };
+    return { id, from: start, explicit: given !== undefined, lost, news: false, done: false, routine: 0, seen: start.seq, count: 0, eventNews: false };
   });
 }
 
@@ -89,14 +93,21 @@ function startingPoints(sup: Supervisor, ids: string[], input: WaitInput, connec
 function look(sup: Supervisor, w: Watched, mode: WaitMode, multi: boolean): void {
   sup.sync(w.id);
   const t = sup.repo.task(w.id)!;
-  const events: EventRow[] = sup.repo.events(w.id, w.from.seq, MAX_EVENTS_PER_WAIT);
+  if (w.count < MAX_EVENTS_PER_WAIT) {
+    const fresh: EventRow[] = sup.repo.events(w.id, w.seen, MAX_EVENTS_PER_WAIT - w.count);
+    if (fresh.length) {
+      w.seen = fresh[fresh.length - 1]!.seq;
+      w.count += fresh.length;
+      w.routine += fresh.filter(isRoutine).length;
+      w.eventNews ||= fresh.some((e) => isNews(e, mode));
+    }
+  }
   const settled = SETTLED_STATES.has(t.state);
   // A request left to the person was reported once (its event woke a wait); it does not keep every wait short.
   const person = personDecides(sup.profile(t.profile_id).approvals);
   const pending = sup.repo.interactions(w.id, ["pending"]).some((i) => i.kind === "tool" || !person);
-  w.routine = events.filter(isRoutine).length;
-  w.done = multi && settled && events.length === 0 && !w.lost;
-  w.news = w.lost || pending || (settled && !w.done) || events.length >= MAX_EVENTS_PER_WAIT || events.some((e) => isNews(e, mode));
+  w.done = multi && settled && w.count === 0 && !w.lost;
+  w.news = w.lost || pending || (settled && !w.done) || w.count >= MAX_EVENTS_PER_WAIT || w.eventNews;
 }
 
 export function progressLine(sup: Supervisor, ids: string[]): string {
