@@ -11,5 +11,5 @@ export const bunPlatform: Platform = {
   processAlive,
   dirs: () => osDirs(),
   isReparsePoint: (path) => isReparsePoint(path),
-  collectGarbage: () => (globalThis as { Bun?: { gc(force: boolean): void } }).Bun?.gc(true),
+  collectGarbage: (full) => (globalThis as { Bun?: { gc(force: boolean): void } }).Bun?.gc(full),
 };

@@ -63,6 +63,9 @@ export interface Platform {
   dirs(): OsDirs;
   /** On Windows: true when the path is a junction or other reparse point. Elsewhere false. */
   isReparsePoint(path: string): boolean;
-  /** A full, synchronous garbage collection that returns freed memory, where the runtime offers one (Bun). */
-  collectGarbage?(): void;
+  /**
+   * A garbage collection that returns freed memory, where the runtime offers one (Bun): full and synchronous, or, with
+   * `full` false, a quick one of what was allocated lately.
+   */
+  collectGarbage?(full: boolean): void;
 }

@@ -3,7 +3,7 @@
 import { createHash, randomBytes } from "node:crypto";
 import { rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { peakRssMiB, resetPeakRss, rssMiB } from "./procfs.ts";
+import { cpuMs, peakRssMiB, resetPeakRss, rssMiB } from "./procfs.ts";
 import { nowMs } from "./stats.ts";
 import { spawnBridge, structured, type World } from "./world.ts";
 
@@ -13,6 +13,8 @@ export interface ArtifactFigures {
   bytes: number;
   chunks: number;
   ms: number[];
+  /** The bridge's CPU time per transfer (all threads): its share of the time, the rest being the client's and the pipe's. */
+  bridgeCpuMs: number[];
   rssBeforeMiB: number | null;
   /** Peak RSS during the transfers; null when the kernel did not let the window be reset. */
   peakRssMiB: number | null;
@@ -26,10 +28,11 @@ export async function measureArtifact(world: World, binary: string, runs: number
   writeFileSync(file, data);
   const b = await spawnBridge(binary, world.bridgeEnv("artifact"), world.projectDir);
   try {
-    const out: ArtifactFigures = { bytes: ARTIFACT_BYTES, chunks: 0, ms: [], rssBeforeMiB: rssMiB(b.pid), peakRssMiB: null, sha256Matches: true };
+    const out: ArtifactFigures = { bytes: ARTIFACT_BYTES, chunks: 0, ms: [], bridgeCpuMs: [], rssBeforeMiB: rssMiB(b.pid), peakRssMiB: null, sha256Matches: true };
     const windowed = resetPeakRss(b.pid);
     for (let r = 0; r < runs; r++) {
       const t0 = nowMs();
+      const cpu0 = cpuMs(b.pid);
       const hash = createHash("sha256");
       let offset = 0;
       let chunks = 0;
@@ -44,6 +47,8 @@ export async function measureArtifact(world: World, binary: string, runs: number
         offset = s.next_offset;
       }
       out.ms.push(nowMs() - t0);
+      const cpu1 = cpuMs(b.pid);
+      if (cpu0 !== null && cpu1 !== null) out.bridgeCpuMs.push(cpu1 - cpu0);
       out.chunks = chunks;
       if (hash.digest("hex") !== want) out.sha256Matches = false;
     }

@@ -8,6 +8,7 @@ import { rssMiB } from "./procfs.ts";
 import { nowMs } from "./stats.ts";
 import type { World } from "./world.ts";
 
+const IDLE_AFTER_MS = 2000;
 const MCP_INITIALIZE = { protocolVersion: "2025-06-18", capabilities: {}, clientInfo: { name: "codex-bridge-bench", version: "1" } };
 const APP_SERVER_INITIALIZE = { clientInfo: { name: "codex-bridge-bench", title: "codex-bridge-bench", version: "1" }, capabilities: { experimentalApi: true } };
 
@@ -80,7 +81,8 @@ export async function measureStartup(world: World, binary: string, runs: number)
   for (let i = -1; i < runs; i++) {
     const raw = await timedSession(world.codexBin, ["app-server"], rawEnv, world.projectDir, [{ method: "initialize", params: APP_SERVER_INITIALIZE }]);
     const bridge = await timedSession(binary, ["serve"], bridgeEnv, world.projectDir, mcp);
-    const bare = await timedSession(binary, ["serve"], noConfigEnv, home, mcp, 1000);
+    // Idle: 2 s after the last answer (the bridge collects its heap after 1 s without MCP traffic).
+    const bare = await timedSession(binary, ["serve"], noConfigEnv, home, mcp, IDLE_AFTER_MS);
     if (i < 0) continue;
     out.raw.initializeMs.push(raw.answeredMs[0]!);
     out.bridge.initializeMs.push(bridge.answeredMs[0]!);

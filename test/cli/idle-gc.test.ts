@@ -13,14 +13,15 @@ function fakeTransport(): Transport & { sent: JSONRPCMessage[] } {
 }
 
 const ping = { jsonrpc: "2.0" as const, id: 1, result: {} };
+const MiB = 1024 * 1024;
 
 describe("collection when idle", () => {
   beforeEach(() => vi.useFakeTimers());
   afterEach(() => vi.useRealTimers());
 
   it("collects once after a quiet second, not while traffic continues, and again after new traffic", async () => {
-    const collections: number[] = [];
-    const platform = { collectGarbage: () => collections.push(Date.now()) } as unknown as Platform;
+    const collections: boolean[] = [];
+    const platform = { collectGarbage: (full: boolean) => collections.push(full) } as unknown as Platform;
     const stdin = new PassThrough();
     const transport = fakeTransport();
     const read: string[] = [];
@@ -35,13 +36,31 @@ describe("collection when idle", () => {
     }
     expect(collections).toHaveLength(0);
     await vi.advanceTimersByTimeAsync(5000);
-    expect(collections).toHaveLength(1);
+    expect(collections).toEqual([true]);
     await transport.send(ping);
     await vi.advanceTimersByTimeAsync(5000);
-    expect(collections).toHaveLength(2);
+    expect(collections).toEqual([true, true]);
     // The reader that was there first still got every chunk, and every answer went out.
     expect(read.join("")).toBe(Array.from({ length: 10 }, (_, i) => `line ${i}\n`).join(""));
     expect(transport.sent).toHaveLength(11);
+  });
+
+  it("collects after each answer that carries megabytes, fully once the process has grown, not after small ones", async () => {
+    const collections: boolean[] = [];
+    let rss = 50 * MiB;
+    const platform = { collectGarbage: (full: boolean) => collections.push(full) } as unknown as Platform;
+    const transport = fakeTransport();
+    collectWhenIdle(platform, new PassThrough(), transport, 1000, () => rss);
+    const big = "A".repeat(2 * MiB);
+    await transport.send({ jsonrpc: "2.0", id: 2, result: { content: [{ type: "text", text: "small" }] } });
+    expect(collections).toEqual([]);
+    rss += 20 * MiB;
+    await transport.send({ jsonrpc: "2.0", id: 3, result: { content: [{ type: "resource", resource: { uri: "x", blob: big } }] } });
+    expect(collections).toEqual([false]);
+    rss += 20 * MiB;
+    await transport.send({ jsonrpc: "2.0", id: 4, result: { contents: [{ uri: "x", text: big }] } });
+    expect(collections).toEqual([false, true]);
+    expect(transport.sent).toHaveLength(3);
   });
 
   it("does nothing on a runtime without a collection", async () => {
