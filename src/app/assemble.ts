@@ -3,10 +3,8 @@
 import type { Platform } from "../../platform/types.ts";
 import { BUILD_INFO } from "../build-info.ts";
 import { hostPlatform, locateCodex } from "../codex/locate.ts";
-import { ConfigError, loadConfig, type LoadedConfig } from "../config/load.ts";
-import { MIGRATIONS } from "../store/migrations.ts";
-import { openStateDatabase, type OpenedStore } from "../store/open.ts";
-import { resolveStatePath } from "../store/location.ts";
+import type { LoadedConfig } from "../config/load.ts";
+import type { OpenedStore } from "../store/open.ts";
 import { Repo } from "../store/repo.ts";
 import { redactor } from "../policy/redact.ts";
 import { collectHealth, type HealthReport } from "../runtime/health.ts";
@@ -17,6 +15,9 @@ import { Supervisor } from "../tasks/supervisor.ts";
 import { BridgeService } from "../service/bridge-service.ts";
 import { createMcpServer, type WaitHold } from "../mcp/server.ts";
 import type { EventLog, Logger } from "../log.ts";
+import { describeStartupError, openBridgeState, type OpenedState } from "./open-state.ts";
+
+export { describeStartupError } from "./open-state.ts";
 
 export interface Bridge {
   platform: Platform;
@@ -46,12 +47,10 @@ export function resolveCodex(platform: Platform, env: Record<string, string | un
   return "error" in r ? { bin: null, error: r.error } : { bin: r.path };
 }
 
-/** Builds the whole bridge from the environment: config, state, Codex runtime, supervisor. */
-export async function assembleBridge(platform: Platform, opts: AssembleOptions): Promise<Bridge> {
+/** Builds the whole bridge from the environment (or from config and state opened already): Codex runtime, supervisor. */
+export async function assembleBridge(platform: Platform, opts: AssembleOptions, opened?: OpenedState): Promise<Bridge> {
   const dirs = platform.dirs();
-  const config = loadConfig({ env: opts.env, configDir: dirs.config });
-  const state = resolveStatePath({ env: opts.env, dataDir: dirs.data, cwd: opts.cwd });
-  const store = await openStateDatabase(platform, state.path, MIGRATIONS, { lockWaitMs: opts.lockWaitMs });
+  const { config, store } = opened ?? (await openBridgeState(platform, opts));
   const codex = resolveCodex(platform, opts.env, config.config.codex.bin);
   const repo = new Repo(store.db, redactor);
   let sup: Supervisor;
@@ -119,18 +118,13 @@ export async function assembleBridge(platform: Platform, opts: AssembleOptions):
 }
 
 /** The bridge for a server command, or null after saying on stderr (through the logger) why it could not start. */
-export async function assembleForServe(platform: Platform, logger: Logger): Promise<Bridge | null> {
+export async function assembleForServe(platform: Platform, logger: Logger, opened?: OpenedState): Promise<Bridge | null> {
   try {
-    return await assembleBridge(platform, { env: process.env, cwd: process.cwd(), log: logger.log });
+    return await assembleBridge(platform, { env: process.env, cwd: process.cwd(), log: logger.log }, opened);
   } catch (err) {
     logger.say("error", "startup_failed", describeStartupError(err));
     return null;
   }
-}
-
-export function describeStartupError(err: unknown): string {
-  if (err instanceof ConfigError) return err.message;
-  return err instanceof Error ? err.message : String(err);
 }
 
 /** One MCP server over the bridge's service; each stdio connection or HTTP session gets its own. */

@@ -1,5 +1,6 @@
 // `serve` on stdio before anything heavy is loaded: stdin is read from the first moment, a plain MCP initialize on the
-// first line is answered at once, and every byte read is handed on unchanged to the real transport once it exists.
+// first line is answered as soon as the bridge knows it will start (config read, state database locked), and every
+// byte read is handed on unchanged to the real transport once it exists.
 import { PassThrough, type Readable, type Writable } from "node:stream";
 import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
 import { initializeAnswer, type InitializeAnswer } from "../mcp/initialize-answer.ts";
@@ -12,7 +13,9 @@ const NEWLINE = 0x0a;
 export interface EarlyStdio {
   /** Everything read from stdin, in order, ending when stdin ends; what the MCP transport reads instead of stdin. */
   readonly input: Readable;
-  /** Resolves once the first line was seen (and answered if it could be), stdin ended, or `graceMs` passed. */
+  /** The bridge will start: the early answer may go out (now, or when the first line arrives). */
+  open(): void;
+  /** Resolves once the first line was read (and answered if it could be), stdin ended, or `graceMs` passed. */
   firstLine(graceMs: number): Promise<void>;
   /**
    * Makes the transport skip the SDK's own answer to the initialize answered early (the request is still replayed to
@@ -27,9 +30,17 @@ export function startEarlyStdio(version: string, stdin: Readable = process.stdin
   const input = new PassThrough();
   const head: Buffer[] = [];
   let headBytes = 0;
+  let answer: InitializeAnswer | null = null;
+  let opened = false;
+  // Set once the early answer is written; only then may the SDK's duplicate be skipped.
   let answered: InitializeAnswer | null = null;
-  let seen!: () => void;
-  const settled = new Promise<void>((resolve) => (seen = resolve));
+  let sniffed!: () => void;
+  const firstLineSeen = new Promise<void>((resolve) => (sniffed = resolve));
+  const writeAnswer = () => {
+    if (!opened || !answer || answered) return;
+    answered = answer;
+    stdout.write(answer.line);
+  };
 
   const sniff = (data: Buffer | string) => {
     const chunk = typeof data === "string" ? Buffer.from(data, "utf8") : data;
@@ -38,30 +49,34 @@ export function startEarlyStdio(version: string, stdin: Readable = process.stdin
     headBytes += nl === -1 ? chunk.length : nl;
     if (nl === -1 && headBytes <= SNIFF_MAX_BYTES) return;
     stdin.off("data", sniff);
-    if (nl !== -1) {
-      answered = initializeAnswer(Buffer.concat(head).toString("utf8").replace(/\r$/, ""), version);
-      if (answered) stdout.write(answered.line);
-    }
+    if (nl !== -1) answer = initializeAnswer(Buffer.concat(head).toString("utf8").replace(/\r$/, ""), version);
     head.length = 0;
-    seen();
+    writeAnswer();
+    sniffed();
   };
-  // Registered before the pipe, so the answer is written before the line is even handed on.
+  // Registered before the pipe, so the answer can go out before the line is even handed on.
   stdin.on("data", sniff);
   stdin.pipe(input);
   stdin.on("error", (err) => input.destroy(err));
   stdin.on("close", () => {
     if (!input.writableEnded) input.end();
   });
-  stdin.once("end", () => seen());
+  stdin.once("end", () => sniffed());
 
   return {
     input,
+    open() {
+      opened = true;
+      writeAnswer();
+    },
     firstLine(graceMs) {
       let timer: ReturnType<typeof setTimeout> | undefined;
       const grace = new Promise<void>((resolve) => (timer = setTimeout(resolve, graceMs)));
-      return Promise.race([settled, grace]).finally(() => clearTimeout(timer));
+      return Promise.race([firstLineSeen, grace]).finally(() => clearTimeout(timer));
     },
     adopt(transport, log) {
+      // From here on the SDK answers; a first line sniffed later than this is its business alone.
+      stdin.off("data", sniff);
       const early = answered;
       if (!early) return transport;
       const send = transport.send.bind(transport);

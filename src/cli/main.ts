@@ -1,15 +1,37 @@
 // Entry point for every runtime and for the compiled binary. Each command's modules are loaded only when it runs, and
-// `serve` on stdio starts reading (and answers initialize) before it loads anything heavy.
+// `serve` on stdio starts reading at once and answers initialize as soon as it knows it will start, before it loads
+// the MCP server and the rest.
 import { getPlatform } from "../../platform/index.ts";
 import { BUILD_INFO, versionLine } from "../build-info.ts";
-import { startEarlyStdio, type EarlyStdio } from "./early-stdio.ts";
+import { startEarlyStdio } from "./early-stdio.ts";
 import { HELP, commandHelp } from "./help.ts";
+import { takeLogOptions } from "./log-options.ts";
 import { Logger } from "../log.ts";
 
 const stderr = new Logger();
 
-// A client writes initialize right after the spawn; this long the loading waits for it so it can be answered first.
+// A client writes initialize right after the spawn; this long the loading waits for it, so it is answered first.
 const FIRST_LINE_GRACE_MS = 50;
+
+/** `serve` on stdio: config and state first (what can refuse to start), then the early answer, then the rest. */
+async function serveStdio(logger: Logger): Promise<number> {
+  const early = startEarlyStdio(BUILD_INFO.version);
+  const platform = await getPlatform();
+  const { openStateForServe } = await import("../app/open-state.ts");
+  const opened = await openStateForServe(platform, logger);
+  if (!opened) {
+    early.release();
+    return 1;
+  }
+  early.open();
+  // Loading the rest blocks for a while: a first line on its way is read (and answered) before.
+  await early.firstLine(FIRST_LINE_GRACE_MS);
+  const { runServe } = await import("./serve.ts");
+  const code = await runServe(platform, [], { logger, early, opened });
+  // A serve that did not start must not be kept alive by the early reader.
+  if (code >= 0) early.release();
+  return code;
+}
 
 async function main(argv: string[]): Promise<number> {
   const [cmd, ...rest] = argv;
@@ -28,20 +50,17 @@ async function main(argv: string[]): Promise<number> {
       return 0;
     }
   }
-  let early: EarlyStdio | undefined;
-  if ((cmd === undefined || cmd === "serve") && rest.length === 0) {
-    early = startEarlyStdio(BUILD_INFO.version);
-    await early.firstLine(FIRST_LINE_GRACE_MS);
+  if (cmd === undefined || cmd === "serve") {
+    // Logging flags alone still take the fast path; anything else (--http, a typo) goes the ordinary way.
+    const setup = takeLogOptions(rest);
+    if (!("error" in setup) && setup.rest.length === 0) return serveStdio(setup.logger);
   }
   const platform = await getPlatform();
   switch (cmd) {
     case undefined:
     case "serve": {
       const { runServe } = await import("./serve.ts");
-      const code = await runServe(platform, rest, early);
-      // A serve that did not start must not be kept alive by the early reader.
-      if (code >= 0) early?.release();
-      return code;
+      return runServe(platform, rest);
     }
     case "doctor": {
       const { runDoctor } = await import("./doctor.ts");

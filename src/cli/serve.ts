@@ -6,14 +6,22 @@ import { BUILD_INFO } from "../build-info.ts";
 import { assembleForServe, mcpServerFor } from "../app/assemble.ts";
 import { Logger } from "../log.ts";
 import { takeLogOptions } from "./log-options.ts";
+import type { OpenedState } from "../app/open-state.ts";
 import type { EarlyStdio } from "./early-stdio.ts";
 import { collectWhenIdle } from "./idle-gc.ts";
 
 // Leaves the app-server its close grace (300 ms) plus margin, and stays under the one second a restart may wait.
 const STOP_DEADLINE_MS = 800;
 
-export async function runServe(platform: Platform, allArgs: string[], early?: EarlyStdio): Promise<number> {
-  const setup = takeLogOptions(allArgs);
+/** What main.ts has done already on the stdio fast path: logger set up, stdin read early, config and state opened. */
+export interface ServeStart {
+  logger: Logger;
+  early: EarlyStdio;
+  opened: OpenedState;
+}
+
+export async function runServe(platform: Platform, allArgs: string[], start?: ServeStart): Promise<number> {
+  const setup = start ? { logger: start.logger, rest: [] } : takeLogOptions(allArgs);
   if ("error" in setup) {
     new Logger().plain(`codex-bridge serve: ${setup.error}; see codex-bridge serve --help`);
     return 2;
@@ -35,14 +43,14 @@ export async function runServe(platform: Platform, allArgs: string[], early?: Ea
   }
   // stdout belongs to MCP: anything printed by accident must not corrupt the stream (nor reach the log as text).
   console.log = (...a: unknown[]) => log("warn", "stray_output", { chars: a.map(String).join(" ").length });
-  const bridge = await assembleForServe(platform, logger);
+  const bridge = await assembleForServe(platform, logger, start?.opened);
   if (!bridge) return 1;
   const server = mcpServerFor(bridge);
   // Not the SDK's StdioServerTransport: an over-long or malformed line must be answered, never wedge the bridge.
   // With the start-up fast path, stdin is read through `early` (initialize may have been answered already).
-  const stdin = early?.input ?? process.stdin;
+  const stdin = start?.early.input ?? process.stdin;
   const bounded = new BoundedStdioServerTransport(stdin, process.stdout, { log });
-  const transport = early ? early.adopt(bounded, log) : bounded;
+  const transport = start ? start.early.adopt(bounded, log) : bounded;
   let stopping = false;
   // The tunnel stops us by closing stdin, then SIGTERM, never SIGKILL, and starts nothing until we are gone:
   // stop answering, end the app-server, exit well within a second whatever hangs.

@@ -1,6 +1,7 @@
 // The start-up fast path of `serve` on stdio, in-process over PassThrough streams: a plain initialize on the first line
-// is answered before any MCP server exists, the SDK's own answer to it is never written, and every line (that one too)
-// still reaches the real server in order, so the session goes on exactly as without the fast path.
+// is answered once the bridge knows it will start and before any MCP server exists, the SDK's own answer to it is
+// never written, and every line (that one too) still reaches the real server in order, so the session goes on exactly
+// as without the fast path.
 import { PassThrough } from "node:stream";
 import { describe, expect, it } from "vitest";
 import { startEarlyStdio } from "../../src/cli/early-stdio.ts";
@@ -45,10 +46,13 @@ function rig() {
 }
 
 describe("serve's early stdio", () => {
-  it("answers a plain initialize before the server exists, once, and the session goes on through the SDK", async () => {
+  it("holds the answer until the bridge knows it will start, then answers before the server exists, once", async () => {
     const r = rig();
     r.stdin.write(line(INIT) + line(INITIALIZED) + line(LIST));
-    await r.early.firstLine(5_000);
+    // Config and state not open yet (a predecessor may still hold the database): nothing is answered.
+    await new Promise((res) => setTimeout(res, 50));
+    expect(r.out).toEqual([]);
+    r.early.open();
     // Nothing of the MCP server is built yet, and the answer is out.
     expect(r.out).toEqual([initializeAnswer(JSON.stringify(INIT), VERSION)!.line.trimEnd()]);
     const server = await r.connect();
@@ -67,7 +71,8 @@ describe("serve's early stdio", () => {
     const r = rig();
     const rich = { ...INIT, params: { ...INIT.params, capabilities: { sampling: { context: {} } } } };
     r.stdin.write(line(rich) + line(LIST));
-    await r.early.firstLine(5_000);
+    await new Promise((res) => setTimeout(res, 50));
+    r.early.open();
     expect(r.out).toEqual([]);
     const server = await r.connect();
     await poll(() => r.ids().includes(2), { timeoutMs: 5000, what: () => `both answers (stdout: ${r.out.join("\n")})` });
@@ -79,7 +84,8 @@ describe("serve's early stdio", () => {
   it("hands on what arrived before stdin ended, then the end itself", async () => {
     const r = rig();
     r.stdin.end(line(INIT) + line(LIST));
-    await r.early.firstLine(5_000);
+    r.early.open();
+    await poll(() => r.out.length === 1, { timeoutMs: 5000, what: "the early answer" });
     let ended = false;
     r.early.input.on("end", () => (ended = true));
     const server = await r.connect();
@@ -88,10 +94,13 @@ describe("serve's early stdio", () => {
     await server.close();
   });
 
-  it("stops waiting for a first line after the grace period", async () => {
+  it("answers a first line that arrives after the bridge knew it would start, the moment it arrives", async () => {
     const r = rig();
-    await r.early.firstLine(20);
+    r.early.open();
     expect(r.out).toEqual([]);
+    r.stdin.write(line(INIT));
+    await poll(() => r.out.length === 1, { timeoutMs: 5000, what: "the early answer" });
+    expect(JSON.parse(r.out[0]!)).toMatchObject({ id: 1, result: { serverInfo: { name: "codex-bridge", version: VERSION } } });
     r.early.release();
   });
 });
