@@ -1,4 +1,4 @@
-// npm run bench [-- --quick] [-- --json] [-- --no-build]: the raw app-server and the compiled bridge measured in the
+// npm run bench [-- --quick] [-- --json] [-- --no-build] [-- --only=startup,turns,fake,artifact]: the raw app-server and the compiled bridge measured in the
 // same run, figure by figure (start-up, trivial turns, memory, a 5,000-delta message, an event storm, wake and
 // approval latency, status round trips, a 32 MiB artifact). Prints the table and writes bench/results.json. A
 // report, not a test: nothing asserts, missed targets are marked. --quick (for CI) keeps it under two minutes.
@@ -21,23 +21,39 @@ const SIZES = {
 const args = process.argv.slice(2);
 const quick = args.includes("--quick");
 const size = quick ? SIZES.quick : SIZES.full;
+const SECTIONS = ["startup", "turns", "fake", "artifact"] as const;
+const onlyArg = args.find((a) => a.startsWith("--only="));
+const only = new Set(onlyArg ? onlyArg.slice("--only=".length).split(",") : SECTIONS);
+for (const name of only) {
+  if (!(SECTIONS as readonly string[]).includes(name)) {
+    process.stderr.write(`bench: --only names "${name}"; the sections are ${SECTIONS.join(", ")}\n`);
+    process.exit(2);
+  }
+}
 const log = (s: string) => process.stderr.write(`${s}\n`);
 
 const began = performance.now();
 const machine = machineLine();
 const binary = ensureBinary(log, !args.includes("--no-build"));
 const world = await openWorld();
-let report: PerfReport;
+const report: PerfReport = {};
 try {
-  log(`start-up: ${size.startupRuns} runs each ...`);
-  const startup = await measureStartup(world, binary, size.startupRuns);
-  log(`turns: ${size.turns} of one task on each side, then ${size.deltaRuns} 5,000-delta message(s) ...`);
-  const turns = await measureTurns(world, binary, size.turns, size.deltaRuns, log);
-  log(`fake app-server: ${size.samples} wake and approval samples, ${size.statusCalls} status calls, a ${size.storm.toLocaleString("en-US")}-event storm ...`);
-  const fake = await measureWithFake(world, binary, size.samples, size.statusCalls, size.storm);
-  log(`artifact: 32 MiB, ${size.artifactRuns} run(s) ...`);
-  const artifact = await measureArtifact(world, binary, size.artifactRuns);
-  report = { startup, turns, fake, artifact };
+  if (only.has("startup")) {
+    log(`start-up: ${size.startupRuns} runs each ...`);
+    report.startup = await measureStartup(world, binary, size.startupRuns);
+  }
+  if (only.has("turns")) {
+    log(`turns: ${size.turns} of one task on each side, then ${size.deltaRuns} 5,000-delta message(s) ...`);
+    report.turns = await measureTurns(world, binary, size.turns, size.deltaRuns, log);
+  }
+  if (only.has("fake")) {
+    log(`fake app-server: ${size.samples} wake and approval samples, ${size.statusCalls} status calls, a ${size.storm.toLocaleString("en-US")}-event storm ...`);
+    report.fake = await measureWithFake(world, binary, size.samples, size.statusCalls, size.storm);
+  }
+  if (only.has("artifact")) {
+    log(`artifact: 32 MiB, ${size.artifactRuns} run(s) ...`);
+    report.artifact = await measureArtifact(world, binary, size.artifactRuns);
+  }
 } finally {
   await world.close();
 }
@@ -45,9 +61,10 @@ try {
 const rows = perfRows(report);
 const seconds = (performance.now() - began) / 1000;
 const results = { generatedAt: new Date().toISOString(), mode: quick ? "quick" : "full", machine, runtime: `bun ${process.versions.bun ?? "?"}`, binary: "dist-binaries/codex-bridge-linux-x64", seconds, sizes: size, rows, samples: report };
-writeFileSync(join(ROOT, "bench", "results.json"), JSON.stringify(results, null, 2) + "\n");
+// A partial run is for looking at one figure; it leaves the last full table's results alone.
+if (!onlyArg) writeFileSync(join(ROOT, "bench", "results.json"), JSON.stringify(results, null, 2) + "\n");
 if (args.includes("--json")) process.stdout.write(JSON.stringify(results, null, 2) + "\n");
 else {
   process.stdout.write(`codex-bridge performance (${quick ? "quick" : "full"} run, ${seconds.toFixed(0)} s): raw codex app-server vs the bridge binary, same run\n`);
-  process.stdout.write(`machine: ${machine}\n\n${formatRows(rows)}\n\nwrote bench/results.json\n`);
+  process.stdout.write(`machine: ${machine}\n\n${formatRows(rows)}\n\n${onlyArg ? "" : "wrote bench/results.json\n"}`);
 }

@@ -6,11 +6,12 @@ import { paired, summarize, type Paired, type Summary } from "./stats.ts";
 import type { StartupFigures } from "./startup.ts";
 import type { TurnFigures } from "./turns.ts";
 
+/** Every section in a full run; `--only` runs leave the others out. */
 export interface PerfReport {
-  startup: StartupFigures;
-  turns: TurnFigures;
-  fake: FakeFigures;
-  artifact: ArtifactFigures;
+  startup?: StartupFigures;
+  turns?: TurnFigures;
+  fake?: FakeFigures;
+  artifact?: ArtifactFigures;
 }
 
 export interface Row {
@@ -43,15 +44,21 @@ function timeRow(figure: string, p: Paired, target: string, met: boolean | null,
 }
 
 export function perfRows(r: PerfReport): Row[] {
+  return [...(r.startup ? startupRows(r.startup) : []), ...(r.turns ? turnRows(r.turns, r.startup) : []), ...(r.fake ? fakeRows(r.fake) : []), ...(r.artifact ? artifactRows(r.artifact) : [])];
+}
+
+function startupRows(s: StartupFigures): Row[] {
   const rows: Row[] = [];
-  const s = r.startup;
   const start = paired(s.raw.initializeMs, s.bridge.initializeMs);
   rows.push(timeRow("spawn → initialize answered (with a config)", start, "≤ 0.5x raw", start.ratio !== null ? start.ratio <= 0.5 : null, "ratio"));
   const bare = paired(s.raw.initializeMs, s.bridgeNoConfig.initializeMs);
   rows.push(timeRow("spawn → initialize answered (no config)", bare, "≤ 0.5x raw", bare.ratio !== null ? bare.ratio <= 0.5 : null, "ratio"));
   rows.push(timeRow("spawn → tools/list answered (bridge)", paired(null, s.bridge.toolsListMs), "", null, "ratio", "everything loaded"));
+  return rows;
+}
 
-  const t = r.turns;
+function turnRows(t: TurnFigures, s: StartupFigures | undefined): Row[] {
+  const rows: Row[] = [];
   const early = t.raw.slice(0, 19);
   const earlyB = t.bridge.slice(0, 19);
   const p20 = paired(early, earlyB);
@@ -77,15 +84,21 @@ export function perfRows(r: PerfReport): Row[] {
     const growth = t.rssAfterLastTurnMiB !== null && t.rssAfterFirstTurnMiB !== null ? t.rssAfterLastTurnMiB - t.rssAfterFirstTurnMiB : null;
     rows.push({ figure: `RSS after ${t.turns} turns`, unit: "MiB", raw: null, bridge: one(t.rssAfterLastTurnMiB), compare: growth === null ? "-" : `+${f1(growth)} MiB`, target: "growth ≤ 5 MB", met: growth !== null ? growth <= 5 : null });
   }
-  const idle = summarize(s.idleNoConfigRssMiB);
-  rows.push({ figure: "RSS idle, no config (2 s after initialize + tools/list)", unit: "MiB", raw: null, bridge: idle, compare: "", target: "≤ 40 MB", met: idle.n ? idle.median <= 40 : null });
+  if (s) {
+    const idle = summarize(s.idleNoConfigRssMiB);
+    rows.push({ figure: "RSS idle, no config (2 s after initialize + tools/list)", unit: "MiB", raw: null, bridge: idle, compare: "", target: "≤ 40 MB", met: idle.n ? idle.median <= 40 : null });
+  }
 
   const d = t.deltas;
   const dl = paired(d.raw, d.bridge);
   rows.push(timeRow(`5,000-delta message, turn start → terminal seen`, dl, "≤ raw + 10 ms, 0 lost", dl.delta !== null ? dl.delta <= 10 && d.bridgeLost === 0 : null, "delta", `deltas lost: raw ${d.rawLost}, bridge ${d.bridgeLost}`));
   rows.push(timeRow(`  mock finished → terminal seen`, paired(d.rawAfterMock, d.bridgeAfterMock), "", null, "delta"));
+  return rows;
+}
 
-  const st = r.fake.storm;
+function fakeRows(fake: FakeFigures): Row[] {
+  const rows: Row[] = [];
+  const st = fake.storm;
   const rawRate = st.raw.seen / (st.raw.ms / 1000);
   const rate = st.bridge.stored / (st.bridge.ms / 1000);
   const lost = st.events - st.bridge.stored;
@@ -104,17 +117,20 @@ export function perfRows(r: PerfReport): Row[] {
     const perSecond = st.events / (st.bridge.cpuMs / 1000);
     rows.push({ figure: "  events per CPU second of the bridge (all threads)", unit: "events/s", raw: null, bridge: one(perSecond), compare: "", target: "", met: null, note: "what the storm rate would be with a core to itself" });
   }
-  const wake = paired(r.fake.wake.raw, r.fake.wake.bridge);
+  const wake = paired(fake.wake.raw, fake.wake.bridge);
   rows.push(timeRow("codex_wait wake: event sent → answer received, p50", wake, "", null, "delta"));
   rows.push({ figure: "  p99", unit: "ms", raw: one(wake.raw?.p99 ?? null), bridge: one(wake.bridge.p99), compare: "", target: "p99 ≤ 5 ms", met: wake.bridge.p99 <= 5 });
-  const appr = paired(r.fake.approval.raw, r.fake.approval.bridge);
+  const appr = paired(fake.approval.raw, fake.approval.bridge);
   rows.push(timeRow("approval: request sent → visible to the supervisor", appr, "≤ 1 ms after the bridge", appr.delta !== null ? appr.delta <= 1 : null, "delta", "delta = the bridge's share"));
-  const status = summarize(r.fake.statusMs);
+  const status = summarize(fake.statusMs);
   rows.push({ figure: "codex_status round trip, p50", unit: "ms", raw: null, bridge: status, compare: "", target: "", met: null });
   rows.push({ figure: "  p99", unit: "ms", raw: null, bridge: one(status.p99), compare: "", target: "", met: null });
-  rows.push({ figure: "  MCP ping round trip (the floor), p50", unit: "ms", raw: null, bridge: summarize(r.fake.pingMs), compare: "", target: "", met: null });
+  rows.push({ figure: "  MCP ping round trip (the floor), p50", unit: "ms", raw: null, bridge: summarize(fake.pingMs), compare: "", target: "", met: null });
+  return rows;
+}
 
-  const a = r.artifact;
+function artifactRows(a: ArtifactFigures): Row[] {
+  const rows: Row[] = [];
   const am = summarize(a.ms);
   rows.push({ figure: `32 MiB artifact in ${a.chunks} chunks`, unit: "ms", raw: null, bridge: am, compare: "", target: "≤ 500 ms", met: am.median <= 500 && a.sha256Matches, note: a.sha256Matches ? "sha256 matches" : "SHA-256 MISMATCH" });
   if (a.bridgeCpuMs.length) rows.push({ figure: "  of which the bridge's CPU time", unit: "ms", raw: null, bridge: summarize(a.bridgeCpuMs), compare: "", target: "", met: null });
