@@ -244,6 +244,10 @@ function holdsAny(text: string, literals: readonly string[]): boolean {
   return false;
 }
 
+/** How many clean texts (and key names) are remembered, and the longest remembered: a bound on memory, not a tuning. */
+const CLEAN_CACHE_ENTRIES = 1024;
+const CLEAN_CACHE_CHARS = 512;
+
 // Below this length no supported secret fits (the shortest is `pwd=x`-style assignments).
 const MIN_CANDIDATE_LENGTH = 6;
 
@@ -278,6 +282,20 @@ export function isCredentialKey(key: string): boolean {
   return CREDENTIAL_KEY_SUFFIXES.some((suffix) => k.endsWith(suffix));
 }
 
+// Structured values repeat a handful of key names (command, status, exit_code…): each is judged once.
+const credentialKeys = new Map<string, boolean>();
+function credentialKey(key: string): boolean {
+  let hit = credentialKeys.get(key);
+  if (hit === undefined) {
+    hit = isCredentialKey(key);
+    if (key.length <= CLEAN_CACHE_CHARS) {
+      if (credentialKeys.size >= CLEAN_CACHE_ENTRIES) credentialKeys.clear();
+      credentialKeys.set(key, hit);
+    }
+  }
+  return hit;
+}
+
 export interface RedactorOptions {
   /** Skip a rule when the text holds none of its literals (default); false runs every rule on every text. */
   skipByLiteral?: boolean;
@@ -291,8 +309,23 @@ export function createRedactor(extraPatterns: RegExp[] = [], opts: RedactorOptio
   const skip = opts.skipByLiteral !== false;
   const rules = [...BUILTIN_RULES, ...extra].map((r) => ({ ...r, tagged: tag(r.kind), needs: skip ? r.needs : undefined }));
 
+  // Texts found clean, so a text met again (ingest, the store and the service answer each redact the same command)
+  // costs one lookup. Redaction depends on nothing but the text and this redactor's rules, so the answer is the same.
+  const clean = new Set<string>();
+
   function redactText(s: string): string {
     if (s.length < MIN_CANDIDATE_LENGTH) return s;
+    const remember = s.length <= CLEAN_CACHE_CHARS;
+    if (remember && clean.has(s)) return s;
+    const out = redactUncached(s);
+    if (remember && out === s) {
+      if (clean.size >= CLEAN_CACHE_ENTRIES) clean.clear();
+      clean.add(s);
+    }
+    return out;
+  }
+
+  function redactUncached(s: string): string {
     let out = redactPem(s);
     // Looked for in the text as the earlier rules left it: a replacement may add a literal a later rule needs.
     let lower: string | undefined;
@@ -323,7 +356,7 @@ export function createRedactor(extraPatterns: RegExp[] = [], opts: RedactorOptio
         if (x instanceof Uint8Array) return x;
         const out: Record<string, unknown> = {};
         for (const [k, val] of Object.entries(x)) {
-          out[k] = isCredentialKey(k) && val !== null && val !== undefined && typeof val !== "boolean" ? REDACTED : walk(val);
+          out[k] = credentialKey(k) && val !== null && val !== undefined && typeof val !== "boolean" ? REDACTED : walk(val);
         }
         return out;
       } finally {

@@ -260,3 +260,18 @@ describe("skipping a rule when the text holds none of its literals", () => {
     for (const text of [...cases.map((c) => c.text), ...mixes]) expect(redactText(text), JSON.stringify(text)).toBe(everyRule.redactText(text));
   });
 });
+
+describe("texts met again (remembered as clean)", () => {
+  it("gives on every repeat what the first pass gave, for clean texts, secrets, and a clean text grown into a secret", () => {
+    const r = createRedactor();
+    const fresh = () => createRedactor();
+    const clean = "npm test -- --run src/app.test.ts";
+    const texts = [clean, `${clean} ghp_${alnum(36)}`, ...cases.map((c) => c.text), clean, ...cases.map((c) => c.text)];
+    for (let pass = 0; pass < 3; pass++) for (const t of texts) expect(r.redactText(t), JSON.stringify(t)).toBe(fresh().redactText(t));
+  });
+
+  it("still hides credential keys in values seen many times", () => {
+    const r = createRedactor();
+    for (let i = 0; i < 3; i++) expect(r.redactValue({ command: "ls", api_token: "plain-value", nested: [{ Password: 1 }] })).toEqual({ command: "ls", api_token: REDACTED, nested: [{ Password: REDACTED }] });
+  });
+});
