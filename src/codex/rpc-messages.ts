@@ -1,5 +1,6 @@
 // The JSON-RPC envelopes that arrive on the app-server's stdout, parsed once so nothing downstream trusts raw JSON.
 import { z } from "zod";
+import { isPlainObject } from "./protocol/plain-object.ts";
 
 export const RpcId = z.union([z.number().int(), z.string()]);
 export type RpcId = z.infer<typeof RpcId>;
@@ -30,11 +31,21 @@ export function parseIncoming(value: unknown): ReturnType<typeof IncomingMessage
     const m = value as Record<string, unknown>;
     const hasMethod = typeof m.method === "string";
     // A request needs an id, so a message with a method and none is a notification or nothing.
-    if (hasMethod && m.id === undefined) return NotificationMessage.safeParse(value);
+    if (hasMethod && m.id === undefined) {
+      // The plain case (every notification the app-server sends) is built here as zod would build it.
+      if (!isPlainObject(m)) return passedOrUnion(NotificationMessage.safeParse(value), value);
+      const data = "params" in m ? { type: "notification" as const, method: m.method as string, params: m.params } : { type: "notification" as const, method: m.method as string };
+      return { success: true, data } as ReturnType<typeof IncomingMessage.safeParse>;
+    }
     // Requests and notifications need a method, an error response its error: what is left is a result or nothing.
-    if (!hasMethod && m.error === undefined) return ResultMessage.safeParse(value);
+    if (!hasMethod && m.error === undefined) return passedOrUnion(ResultMessage.safeParse(value), value);
   }
   return IncomingMessage.safeParse(value);
+}
+
+/** A member's success is the union's; its failure is not (the union reports every member's issues), so ask the union. */
+function passedOrUnion(r: ReturnType<typeof IncomingMessage.safeParse>, value: unknown): ReturnType<typeof IncomingMessage.safeParse> {
+  return r.success ? r : IncomingMessage.safeParse(value);
 }
 
 export interface ServerNotification {

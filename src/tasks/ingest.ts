@@ -3,12 +3,12 @@
 import {
   AGENT_MESSAGE_DELTA,
   COMMAND_OUTPUT_DELTA,
-  DeltaEnvelope,
   ERROR_NOTIFICATION,
   ErrorEnvelope,
   ITEM_COMPLETED,
   ITEM_STARTED,
-  ItemEnvelope,
+  parseDeltaEnvelope,
+  parseItemEnvelope,
   PHASE_COMMENTARY,
   PHASE_FINAL_ANSWER,
   WARNING_NOTIFICATION,
@@ -152,7 +152,7 @@ export class TaskIngest {
         return res;
       }
       case AGENT_MESSAGE_DELTA: {
-        const p = DeltaEnvelope.safeParse(params);
+        const p = parseDeltaEnvelope(params);
         if (!p.success) return res;
         this.messageText.set(p.data.itemId, (this.messageText.get(p.data.itemId) ?? "") + p.data.delta);
         const pend = (this.pendingDelta.get(p.data.itemId) ?? "") + p.data.delta;
@@ -168,7 +168,7 @@ export class TaskIngest {
         return res;
       }
       case COMMAND_OUTPUT_DELTA: {
-        const p = DeltaEnvelope.safeParse(params);
+        const p = parseDeltaEnvelope(params);
         if (!p.success) return res;
         let buf = this.output.get(p.data.itemId);
         if (!buf) this.output.set(p.data.itemId, (buf = new HeadTailBuffer(STORED_OUTPUT_CHARS / 2, STORED_OUTPUT_CHARS / 2)));
@@ -177,7 +177,7 @@ export class TaskIngest {
       }
       case ITEM_STARTED:
       case ITEM_COMPLETED: {
-        const p = ItemEnvelope.safeParse(params);
+        const p = parseItemEnvelope(params);
         if (!p.success) return res;
         this.handleItem(method === ITEM_STARTED, p.data.item, p.data.turnId ?? this.turnId, res);
         return res;

@@ -1,5 +1,6 @@
 // Item and diagnostic notifications of the app-server protocol (verified on 0.171.0), with the shapes the bridge parses.
 import { z } from "zod";
+import { copyUnknownKeys, isPlainObject, type PlainObject } from "./plain-object.ts";
 import { zodPaths, type SurfaceEntry, type SurfaceValues } from "./surface.ts";
 
 export const ITEM_STARTED = "item/started";
@@ -13,6 +14,40 @@ export const SERVER_REQUEST_RESOLVED = "serverRequest/resolved";
 
 export const ItemEnvelope = z.object({ item: z.object({ type: z.string(), id: z.string() }).passthrough(), turnId: z.string().optional() }).passthrough();
 export const DeltaEnvelope = z.object({ itemId: z.string(), delta: z.string(), turnId: z.string().optional() });
+type ParseResult<S extends z.ZodType> = z.ZodSafeParseResult<z.infer<S>>;
+const ok = <S extends z.ZodType>(data: PlainObject): ParseResult<S> => ({ success: true, data }) as ParseResult<S>;
+
+const ITEM_SHAPE: ReadonlySet<string> = new Set(["type", "id"]);
+const ITEM_ENVELOPE_SHAPE: ReadonlySet<string> = new Set(["item", "turnId"]);
+
+/**
+ * ItemEnvelope.safeParse, hand-written for the plain well-formed case (every item/started and item/completed takes
+ * this path): the same object zod builds, key for key and in the same order; any other input is zod's to judge.
+ */
+export function parseItemEnvelope(v: unknown): ParseResult<typeof ItemEnvelope> {
+  if (isPlainObject(v)) {
+    const item = v.item;
+    const turnId = v.turnId;
+    if (isPlainObject(item) && typeof item.type === "string" && typeof item.id === "string" && (turnId === undefined || typeof turnId === "string")) {
+      const outItem: PlainObject = { type: item.type, id: item.id };
+      const out: PlainObject = { item: outItem };
+      if ("turnId" in v) out.turnId = turnId;
+      if (copyUnknownKeys(item, outItem, ITEM_SHAPE) && copyUnknownKeys(v, out, ITEM_ENVELOPE_SHAPE)) return ok(out);
+    }
+  }
+  return ItemEnvelope.safeParse(v);
+}
+
+/** DeltaEnvelope.safeParse, hand-written the same way (a message is streamed as thousands of these). */
+export function parseDeltaEnvelope(v: unknown): ParseResult<typeof DeltaEnvelope> {
+  if (isPlainObject(v) && typeof v.itemId === "string" && typeof v.delta === "string" && (v.turnId === undefined || typeof v.turnId === "string")) {
+    const out: PlainObject = { itemId: v.itemId, delta: v.delta };
+    if ("turnId" in v) out.turnId = v.turnId;
+    return ok(out);
+  }
+  return DeltaEnvelope.safeParse(v);
+}
+
 export const ErrorEnvelope = z.object({
   error: z.object({ message: z.string().optional(), codexErrorInfo: z.unknown().optional(), additionalDetails: z.string().nullable().optional() }).passthrough(),
   willRetry: z.boolean().optional(),
