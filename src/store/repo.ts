@@ -11,6 +11,7 @@ import type {
   TaskState,
 } from "./rows.ts";
 import { CursorStore } from "./cursors.ts";
+import { insertRows } from "./batch-insert.ts";
 
 const now = () => new Date().toISOString();
 const str = (v: SqlValue | undefined): string | null => (v === null || v === undefined ? null : String(v));
@@ -99,6 +100,9 @@ function toItem(r: Row): ItemRow {
     updated_at: String(r.updated_at),
   };
 }
+
+const ITEM_UPSERT = ` ON CONFLICT(task_id, item_id) DO UPDATE SET turn_id = excluded.turn_id, type = excluded.type,
+  status = excluded.status, data = excluded.data, updated_at = excluded.updated_at`;
 
 /** Task columns that hold text from outside (the supervisor, Codex) rather than ids and states. */
 const FREE_TEXT_COLUMNS: ReadonlySet<string> = new Set(["final_message", "model", "effort"]);
@@ -233,11 +237,8 @@ export class Repo {
     const row = this.db.prepare(`SELECT last_seq FROM tasks WHERE id = ?`).get(taskId);
     let seq = num(row?.last_seq);
     const at = now();
-    const ins = this.db.prepare(`INSERT INTO events (task_id, seq, turn_id, kind, item_id, at, data) VALUES (?, ?, ?, ?, ?, ?, ?)`);
-    for (const e of events) {
-      seq++;
-      ins.run(taskId, seq, e.turn_id, e.kind, e.item_id ?? null, at, this.json(e.data));
-    }
+    const rows = events.map((e): SqlValue[] => [taskId, ++seq, e.turn_id, e.kind, e.item_id ?? null, at, this.json(e.data)]);
+    insertRows(this.db, `INSERT INTO events (task_id, seq, turn_id, kind, item_id, at, data)`, "", 7, rows);
     this.db.prepare(`UPDATE tasks SET last_seq = ?, updated_at = ? WHERE id = ?`).run(seq, at, taskId);
     return seq;
   }
@@ -262,13 +263,19 @@ export class Repo {
   }
 
   upsertItem(i: Omit<ItemRow, "updated_at">): void {
-    this.db
-      .prepare(
-        `INSERT INTO items (task_id, item_id, turn_id, type, status, data, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?)
-         ON CONFLICT(task_id, item_id) DO UPDATE SET turn_id = excluded.turn_id, type = excluded.type,
-           status = excluded.status, data = excluded.data, updated_at = excluded.updated_at`,
-      )
-      .run(i.task_id, i.item_id, i.turn_id, i.type, i.status, this.json(i.data), now());
+    this.upsertItems([i]);
+  }
+
+  /**
+   * Upserts item snapshots, ending where one upsert after another would: an item given twice (started, then
+   * completed) is written once, in its first place (so rowid order is kept), with its last snapshot.
+   */
+  upsertItems(items: readonly Omit<ItemRow, "updated_at">[]): void {
+    const at = now();
+    // A Map keeps a key where it was first set, whatever is set later.
+    const last = new Map(items.map((i) => [`${i.task_id}\u0000${i.item_id}`, i]));
+    const rows = [...last.values()].map((i): SqlValue[] => [i.task_id, i.item_id, i.turn_id, i.type, i.status, this.json(i.data), at]);
+    insertRows(this.db, `INSERT INTO items (task_id, item_id, turn_id, type, status, data, updated_at)`, ITEM_UPSERT, 7, rows);
   }
 
   item(taskId: string, itemId: string): ItemRow | undefined {

@@ -74,7 +74,7 @@ export class TaskEvents {
     l.buffer = [];
     const items = l.items;
     l.items = [];
-    for (const it of items) this.repo.upsertItem(it);
+    this.repo.upsertItems(items);
     if (events.length) this.repo.appendEvents(taskId, events);
   }
 
