@@ -355,7 +355,9 @@ export function createRedactor(extraPatterns: RegExp[] = [], opts: RedactorOptio
         if (x instanceof Date) return x.toISOString();
         if (x instanceof Uint8Array) return x;
         const out: Record<string, unknown> = {};
-        for (const [k, val] of Object.entries(x)) {
+        // Object.keys, not entries: the same keys and values without an array per key.
+        for (const k of Object.keys(x)) {
+          const val = (x as Record<string, unknown>)[k];
           out[k] = credentialKey(k) && val !== null && val !== undefined && typeof val !== "boolean" ? REDACTED : walk(val);
         }
         return out;

@@ -26,9 +26,12 @@ export function insertRows(db: Database, head: string, tail: string, width: numb
   for (const size of CHUNKS) {
     if (rows.length - i < size) continue;
     const stmt = db.prepare(sqlFor(head, tail, width, size));
+    const params: SqlValue[] = new Array<SqlValue>(size * width);
     for (; rows.length - i >= size; i += size) {
-      const params: SqlValue[] = [];
-      for (let k = i; k < i + size; k++) for (const v of rows[k]!) params.push(v);
+      for (let k = 0; k < size; k++) {
+        const row = rows[i + k]!;
+        for (let c = 0; c < width; c++) params[k * width + c] = row[c]!;
+      }
       stmt.run(...params);
     }
   }

@@ -12,6 +12,7 @@ import type {
 } from "./rows.ts";
 import { CursorStore } from "./cursors.ts";
 import { insertRows } from "./batch-insert.ts";
+import { FullEventPage } from "./event-pages.ts";
 
 const now = () => new Date().toISOString();
 const str = (v: SqlValue | undefined): string | null => (v === null || v === undefined ? null : String(v));
@@ -126,6 +127,8 @@ export interface Scrubber {
 /** All SQL the supervisor needs, in one place. Every write that matters happens before it is acknowledged. */
 export class Repo {
   readonly cursors: CursorStore;
+  private txDepth = 0;
+  private readonly fullPage = new FullEventPage();
 
   constructor(
     readonly db: Database,
@@ -145,7 +148,12 @@ export class Repo {
   }
 
   tx<T>(fn: () => T): T {
-    return this.db.transaction(fn);
+    this.txDepth++;
+    try {
+      return this.db.transaction(fn);
+    } finally {
+      this.txDepth--;
+    }
   }
 
   insertTask(t: Pick<TaskRow, "id" | "project_id" | "profile_id" | "prompt" | "relay" | "model" | "effort" | "state">): TaskRow {
@@ -251,10 +259,9 @@ export class Repo {
         .all(taskId, afterSeq, ...kinds, limit)
         .map(toEvent);
     }
-    return this.db
-      .prepare(`SELECT * FROM events WHERE task_id = ? AND seq > ? ORDER BY seq LIMIT ?`)
-      .all(taskId, afterSeq, limit)
-      .map(toEvent);
+    const load = () => this.db.prepare(`SELECT * FROM events WHERE task_id = ? AND seq > ? ORDER BY seq LIMIT ?`).all(taskId, afterSeq, limit);
+    const rows = this.fullPage.read(taskId, afterSeq, limit, this.txDepth === 0, load);
+    return rows.map(toEvent);
   }
 
   event(taskId: string, seq: number): EventRow | undefined {
@@ -266,13 +273,9 @@ export class Repo {
     this.upsertItems([i]);
   }
 
-  /**
-   * Upserts item snapshots, ending where one upsert after another would: an item given twice (started, then
-   * completed) is written once, in its first place (so rowid order is kept), with its last snapshot.
-   */
+  /** Upserts as one after another would: an item given twice is written once, in its first place, as last given. */
   upsertItems(items: readonly Omit<ItemRow, "updated_at">[]): void {
     const at = now();
-    // A Map keeps a key where it was first set, whatever is set later.
     const last = new Map(items.map((i) => [`${i.task_id}\u0000${i.item_id}`, i]));
     const rows = [...last.values()].map((i): SqlValue[] => [i.task_id, i.item_id, i.turn_id, i.type, i.status, this.json(i.data), at]);
     insertRows(this.db, `INSERT INTO items (task_id, item_id, turn_id, type, status, data, updated_at)`, ITEM_UPSERT, 7, rows);

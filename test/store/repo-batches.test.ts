@@ -1,21 +1,15 @@
 // A flush's events and items written as multi-row statements end exactly as one statement per row would leave them:
 // every event in order with consecutive seqs, every item once, in the place it was first written, with its last state.
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { getPlatform } from "../../platform/index.ts";
-import { openStateDatabase, type OpenedStore } from "../../src/store/open.ts";
-import { MIGRATIONS } from "../../src/store/migrations.ts";
-import { Repo, type NewEvent } from "../../src/store/repo.ts";
-import { redactor } from "../../src/policy/redact.ts";
+import type { OpenedStore } from "../../src/store/open.ts";
+import type { NewEvent, Repo } from "../../src/store/repo.ts";
+import { memoryRepo } from "../support/memory-repo.ts";
 
 let store: OpenedStore;
 let repo: Repo;
 const T = "t1";
 
-beforeEach(async () => {
-  store = await openStateDatabase(await getPlatform(), ":memory:", MIGRATIONS);
-  repo = new Repo(store.db, redactor);
-  repo.insertTask({ id: T, project_id: "p", profile_id: "default", prompt: "go", relay: true, model: null, effort: null, state: "running" });
-});
+beforeEach(async () => ({ store, repo } = await memoryRepo(T, "running")));
 afterEach(() => store.close());
 
 const item = (id: string, status: string, n: number) => ({ task_id: T, item_id: id, turn_id: "turn1", type: "commandExecution", status, data: { n } });
@@ -52,5 +46,35 @@ describe("batched event and item writes", () => {
     repo.upsertItems(Array.from({ length: 40 }, (_, k) => ({ ...item(`s${k}`, "completed", k), data: { output: secret } })));
     const dump = JSON.stringify([repo.events(T, 0, 100), repo.items(T)]);
     expect(dump).not.toContain(secret);
+  });
+});
+
+describe("reading a page of events twice", () => {
+  const many = (n: number, from = 0): NewEvent[] => Array.from({ length: n }, (_, k) => ({ turn_id: "turn1", kind: "command", item_id: `c${from + k}`, data: { k: from + k } }));
+
+  it("gives what the database holds, after more events came and after a rolled-back write", () => {
+    repo.appendEvents(T, many(10));
+    const page = () => repo.events(T, 2, 5).map((e) => [e.seq, e.data.k]);
+    const first = page();
+    repo.appendEvents(T, many(10, 10));
+    expect(page()).toEqual(first);
+    expect(repo.events(T, 15, 10).map((e) => e.seq)).toEqual([16, 17, 18, 19, 20]);
+    // A page seen inside a transaction that rolls back is not the page afterwards.
+    expect(() =>
+      repo.tx(() => {
+        repo.appendEvents(T, many(5, 100));
+        expect(repo.events(T, 20, 5).map((e) => e.data.k)).toEqual([100, 101, 102, 103, 104]);
+        throw new Error("roll back");
+      }),
+    ).toThrow("roll back");
+    repo.appendEvents(T, many(5, 200));
+    expect(repo.events(T, 20, 5).map((e) => e.data.k)).toEqual([200, 201, 202, 203, 204]);
+  });
+
+  it("hands each reader its own objects", () => {
+    repo.appendEvents(T, many(4));
+    const a = repo.events(T, 0, 4);
+    a[0]!.data.k = "changed";
+    expect(repo.events(T, 0, 4)[0]!.data.k).toBe(0);
   });
 });
