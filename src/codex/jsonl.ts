@@ -27,7 +27,8 @@ export class LineSplitter {
       const line = this.buf + piece;
       this.buf = "";
       if (line.length > this.maxLineChars) this.onOversize(line.length);
-      else if (line.trim() !== "") this.onLine(line);
+      // A JSON-RPC line opens with `{`; only anything else needs the full blank-line test.
+      else if (line.charCodeAt(0) === 0x7b || line.trim() !== "") this.onLine(line);
     }
     const rest = chunk.slice(start);
     if (this.discarding) return;
