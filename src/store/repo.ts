@@ -333,6 +333,8 @@ export class Repo {
     return this.db.prepare(`SELECT * FROM interactions WHERE task_id = ? ORDER BY created_at, rowid`).all(taskId).map(toInteraction);
   }
 
+  pendingKinds(taskId: string): string[] { return this.db.prepare(`SELECT kind FROM interactions WHERE task_id = ? AND state = 'pending'`).all(taskId).map((r) => String(r.kind)); }
+
   interactionsByConnection(connectionId: string, states: InteractionState[]): InteractionRow[] {
     const marks = states.map(() => "?").join(",");
     return this.db

@@ -25,7 +25,7 @@ export const newId = (prefix: string) => `${prefix}${randomBytes(5).toString("he
 export function refreshState(ctx: TaskContext, taskId: string): void {
   const t = ctx.repo.task(taskId);
   if (!t || SETTLED_STATES.has(t.state) || t.state === "starting") return;
-  const open = ctx.repo.interactions(taskId, ["pending"]);
-  const next: TaskState = open.some((i) => i.kind === "tool") ? "waiting_for_tool" : open.length > 0 ? "waiting_for_approval" : "running";
+  const open = ctx.repo.pendingKinds(taskId);
+  const next: TaskState = open.includes("tool") ? "waiting_for_tool" : open.length > 0 ? "waiting_for_approval" : "running";
   if (next !== t.state) ctx.repo.updateTask(taskId, { state: next });
 }

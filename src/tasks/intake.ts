@@ -45,8 +45,12 @@ export class EventIntake {
     }
     // A task whose turn/start is UNKNOWN learns its turn only from evidence (unknown-outcomes), not from any turn/started.
     if (res.turnStarted && repo.task(taskId)?.state !== "unknown") {
-      events.flush(taskId);
-      repo.updateTask(taskId, { turn_id: res.turnStarted });
+      const turnId = res.turnStarted;
+      repo.tx(() => {
+        events.flushInside(taskId);
+        repo.updateTask(taskId, { turn_id: turnId });
+      });
+      events.wake(taskId);
     }
     if (res.turnCompleted) {
       this.completeTurn(taskId, res.turnCompleted);
@@ -170,9 +174,9 @@ export class EventIntake {
         repo.updateInteraction(i.id, { state: "stale", note: `the turn ended (${c.status}) before it was answered` });
       }
     });
+    events.wake(taskId);
     if (why) this.ctx.log(ended === "failed" ? "error" : "warn", `turn_${ended}`, { task: taskId, turn: c.turnId, code: why.code });
     else this.ctx.log("info", "turn_completed", { task: taskId, turn: c.turnId });
-    events.wake(taskId);
   }
 }
 

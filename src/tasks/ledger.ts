@@ -39,8 +39,9 @@ export class InteractionLedger {
   record(r: RecordRequest): void {
     const { repo, events } = this.ctx;
     const id = newId("r_");
-    events.flush(r.taskId);
+    // One commit: what was buffered before the request, then the request and its event (in that order).
     repo.tx(() => {
+      events.flushInside(r.taskId);
       repo.insertInteraction({
         id,
         task_id: r.taskId,
@@ -57,8 +58,8 @@ export class InteractionLedger {
       repo.appendEvents(r.taskId, [{ turn_id: r.turnId, kind: "request", item_id: r.itemId, data: { request_id: id, kind: r.kind } }]);
       refreshState(this.ctx, r.taskId);
     });
-    this.ctx.log("info", "request_pending", { task: r.taskId, request: id, kind: r.kind });
     events.wake(r.taskId);
+    this.ctx.log("info", "request_pending", { task: r.taskId, request: id, kind: r.kind });
   }
 
   /**
@@ -147,14 +148,14 @@ export class InteractionLedger {
 
   private settle(i: InteractionRow, state: "resolved" | "stale"): void {
     const { repo, events } = this.ctx;
-    events.flush(i.task_id);
     repo.tx(() => {
+      events.flushInside(i.task_id);
       repo.updateInteraction(i.id, { state, note: state === "resolved" ? "confirmed by Codex" : "Codex closed it without an answer" });
       repo.appendEvents(i.task_id, [{ turn_id: i.turn_id, kind: "request_closed", item_id: i.item_id, data: { request_id: i.id, state } }]);
       refreshState(this.ctx, i.task_id);
     });
-    if (state === "stale") this.ctx.log("warn", i.kind === "tool" ? "relay_stale" : "request_stale", { task: i.task_id, request: i.id });
     events.wake(i.task_id);
+    if (state === "stale") this.ctx.log("warn", i.kind === "tool" ? "relay_stale" : "request_stale", { task: i.task_id, request: i.id });
   }
 }
 

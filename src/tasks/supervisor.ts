@@ -256,11 +256,14 @@ export class Supervisor {
     this.repo.updateTask(taskId, { state: "starting", connection_id: client.connectionId, failure: null, final_message: null, unknown: null });
     const mark = this.turnSettings.mark();
     const res = await turnStart(client, params, { timeoutMs: this.settings.ackTimeoutMs });
-    this.repo.setContext(taskId, { ...this.repo.context(taskId), turn: turnLayer(res.turn.id, asked, this.turnSettings.reportedSince(t.thread_id!, mark)) });
-    const cur = this.repo.task(taskId)!;
-    const patch: Parameters<Repo["updateTask"]>[1] = { turn_id: res.turn.id, turn_count: cur.turn_count + 1 };
-    if (cur.state === "starting") patch.state = "running";
-    this.repo.updateTask(taskId, patch);
+    // The turn's settings and its id in one commit, before codex_send answers.
+    this.repo.tx(() => {
+      this.repo.setContext(taskId, { ...this.repo.context(taskId), turn: turnLayer(res.turn.id, asked, this.turnSettings.reportedSince(t.thread_id!, mark)) });
+      const cur = this.repo.task(taskId)!;
+      const patch: Parameters<Repo["updateTask"]>[1] = { turn_id: res.turn.id, turn_count: cur.turn_count + 1 };
+      if (cur.state === "starting") patch.state = "running";
+      this.repo.updateTask(taskId, patch);
+    });
     this.events.state(taskId).ingest.setTurn(res.turn.id);
   }
 

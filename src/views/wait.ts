@@ -93,7 +93,8 @@ function startingPoints(sup: Supervisor, ids: string[], input: WaitInput, connec
 function look(sup: Supervisor, w: Watched, mode: WaitMode, multi: boolean): void {
   sup.sync(w.id);
   const t = sup.repo.task(w.id)!;
-  if (w.count < MAX_EVENTS_PER_WAIT) {
+  // Events only append, and last_seq moves with them in one commit: an unchanged last_seq means nothing new to read.
+  if (w.count < MAX_EVENTS_PER_WAIT && t.last_seq > w.seen) {
     const fresh: EventRow[] = sup.repo.events(w.id, w.seen, MAX_EVENTS_PER_WAIT - w.count);
     if (fresh.length) {
       w.seen = fresh[fresh.length - 1]!.seq;
@@ -103,11 +104,16 @@ function look(sup: Supervisor, w: Watched, mode: WaitMode, multi: boolean): void
     }
   }
   const settled = SETTLED_STATES.has(t.state);
-  // A request left to the person was reported once (its event woke a wait); it does not keep every wait short.
-  const person = personDecides(sup.profile(t.profile_id).approvals);
-  const pending = sup.repo.interactions(w.id, ["pending"]).some((i) => i.kind === "tool" || !person);
   w.done = multi && settled && w.count === 0 && !w.lost;
-  w.news = w.lost || pending || (settled && !w.done) || w.count >= MAX_EVENTS_PER_WAIT || w.eventNews;
+  w.news = w.lost || (settled && !w.done) || w.count >= MAX_EVENTS_PER_WAIT || w.eventNews || hasOpenRequest(sup, w.id, t.profile_id);
+}
+
+/** A pending request the supervisor must answer; one left to the person was reported once and does not keep waits short. */
+function hasOpenRequest(sup: Supervisor, taskId: string, profileId: string): boolean {
+  const kinds = sup.repo.pendingKinds(taskId);
+  if (kinds.length === 0) return false;
+  const person = personDecides(sup.profile(profileId).approvals);
+  return kinds.some((k) => k === "tool" || !person);
 }
 
 export function progressLine(sup: Supervisor, ids: string[]): string {
