@@ -3,8 +3,12 @@
 
 /** Below this a read gets its own buffer: small allocations come from the heap's reused pages anyway. */
 const REUSE_FROM_BYTES = 256 * 1024;
-/** The resident buffer is dropped this long after its last use, so an idle bridge does not keep it. */
-const IDLE_DROP_MS = 2000;
+/**
+ * The resident buffer is dropped this long after its last use, so an idle bridge does not keep it: shorter than the
+ * serve loop's idle collection (1 s after the last answer), which then frees it; longer than a client's usual pause
+ * between two chunks of one download.
+ */
+const IDLE_DROP_MS = 750;
 
 let resident: Uint8Array | undefined;
 let leased = false;

@@ -3,7 +3,7 @@
 import crypto from "node:crypto";
 import fs from "node:fs";
 import path from "node:path";
-import { describe, expect, it } from "vitest";
+import { describe, expect, it, vi } from "vitest";
 import { leaseChunkBuffer } from "../../src/artifacts/chunk-buffer.ts";
 import { readArtifact } from "../../src/artifacts/read.ts";
 import { DEFAULT_SENSITIVE_PATHS } from "../../src/artifacts/sensitive.ts";
@@ -58,5 +58,22 @@ describe("ranged reads through the resident chunk buffer", () => {
     expect(c.bytes.buffer).toBe(a.bytes.buffer);
     b.release();
     c.release();
+  });
+
+  it("is let go once reads stop, so an idle bridge does not hold it", () => {
+    vi.useFakeTimers();
+    try {
+      const a = leaseChunkBuffer(MiB);
+      a.release();
+      const b = leaseChunkBuffer(MiB);
+      expect(b.bytes.buffer).toBe(a.bytes.buffer);
+      b.release();
+      vi.advanceTimersByTime(60_000);
+      const c = leaseChunkBuffer(MiB);
+      expect(c.bytes.buffer).not.toBe(a.bytes.buffer);
+      c.release();
+    } finally {
+      vi.useRealTimers();
+    }
   });
 });
