@@ -19,6 +19,8 @@ export interface ArtifactFigures {
   bridgeCpuMs: number[];
   /** Of that, the kernel's part (page faults, pipe writes), in 10 ms ticks. */
   bridgeSysMs: number[];
+  /** The bridge's minor page faults per transfer: fresh memory touched, steadier than any time on a busy machine. */
+  bridgePageFaults: number[];
   /** The benchmark process's CPU time per transfer: the MCP SDK client reading, parsing and validating each result. */
   clientCpuMs: number[];
   /** The same transfer read by a bare JSON-RPC line reader (no SDK client): the bridge and the pipe. */
@@ -32,11 +34,11 @@ export interface ArtifactFigures {
 
 const ARGS = { project_id: "demo", path: "artifact.bin" };
 
-/** Kernel CPU time of a process in ms (10 ms ticks); null off Linux. */
-function sysMs(pid: number): number | null {
+/** Kernel CPU time (ms, 10 ms ticks) and minor page faults of a process so far; null off Linux. */
+function kernelShare(pid: number): { sysMs: number; faults: number } | null {
   try {
     const fields = readFileSync(`/proc/${pid}/stat`, "utf8").split(") ")[1]!.split(" ");
-    return Number(fields[12]) * 10;
+    return { sysMs: Number(fields[12]) * 10, faults: Number(fields[7]) };
   } catch {
     return null;
   }
@@ -113,6 +115,7 @@ export async function measureArtifact(world: World, binary: string, runs: number
       ms: [],
       bridgeCpuMs: [],
       bridgeSysMs: [],
+      bridgePageFaults: [],
       clientCpuMs: [],
       lineMs: [],
       lineBridgeCpuMs: [],
@@ -124,7 +127,7 @@ export async function measureArtifact(world: World, binary: string, runs: number
     for (let r = 0; r < runs; r++) {
       const t0 = nowMs();
       const cpu0 = cpuMs(b.pid);
-      const sys0 = sysMs(b.pid);
+      const k0 = kernelShare(b.pid);
       const client0 = processCpuMs();
       const hash = createHash("sha256");
       let offset = 0;
@@ -142,9 +145,12 @@ export async function measureArtifact(world: World, binary: string, runs: number
       out.ms.push(nowMs() - t0);
       out.clientCpuMs.push(processCpuMs() - client0);
       const cpu1 = cpuMs(b.pid);
-      const sys1 = sysMs(b.pid);
+      const k1 = kernelShare(b.pid);
       if (cpu0 !== null && cpu1 !== null) out.bridgeCpuMs.push(cpu1 - cpu0);
-      if (sys0 !== null && sys1 !== null) out.bridgeSysMs.push(sys1 - sys0);
+      if (k0 !== null && k1 !== null) {
+        out.bridgeSysMs.push(k1.sysMs - k0.sysMs);
+        out.bridgePageFaults.push(k1.faults - k0.faults);
+      }
       out.chunks = chunks;
       if (hash.digest("hex") !== want) out.sha256Matches = false;
       // Back to back with the SDK transfer, on its own bridge so the peak RSS above stays the SDK transfer's.
