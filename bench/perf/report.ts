@@ -134,6 +134,11 @@ function artifactRows(a: ArtifactFigures): Row[] {
   const am = summarize(a.ms);
   rows.push({ figure: `32 MiB artifact in ${a.chunks} chunks`, unit: "ms", raw: null, bridge: am, compare: "", target: "≤ 500 ms", met: am.median <= 500 && a.sha256Matches, note: a.sha256Matches ? "sha256 matches" : "SHA-256 MISMATCH" });
   if (a.bridgeCpuMs.length) rows.push({ figure: "  of which the bridge's CPU time", unit: "ms", raw: null, bridge: summarize(a.bridgeCpuMs), compare: "", target: "", met: null });
+  if (a.bridgeSysMs.length) rows.push({ figure: "    in the kernel (faults, pipe)", unit: "ms", raw: null, bridge: summarize(a.bridgeSysMs), compare: "", target: "", met: null });
+  if (a.bridgePageFaults.length) rows.push({ figure: "    bridge page faults", unit: "count", raw: null, bridge: summarize(a.bridgePageFaults), compare: "", target: "", met: null });
+  if (a.clientCpuMs.length) rows.push({ figure: "  the MCP SDK client's CPU time", unit: "ms", raw: null, bridge: summarize(a.clientCpuMs), compare: "", target: "", met: null });
+  if (a.lineMs.length) rows.push({ figure: "  bare JSON-RPC reader, same transfer", unit: "ms", raw: null, bridge: summarize(a.lineMs), compare: "", target: "", met: null, note: "the bridge and the pipe without the SDK client" });
+  if (a.lineBridgeCpuMs.length) rows.push({ figure: "    of which the bridge's CPU time", unit: "ms", raw: null, bridge: summarize(a.lineBridgeCpuMs), compare: "", target: "", met: null });
   rows.push({ figure: "  peak RSS during the transfers", unit: "MiB", raw: null, bridge: one(a.peakRssMiB), compare: a.rssBeforeMiB === null ? "" : `from ${f1(a.rssBeforeMiB)}`, target: "≤ 128 MiB (4x)", met: a.peakRssMiB !== null ? a.peakRssMiB <= 128 : null });
   return rows;
 }

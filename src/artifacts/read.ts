@@ -3,6 +3,7 @@ import crypto from "node:crypto";
 import fs from "node:fs";
 import mime from "mime";
 import { fileTypeFromBuffer } from "file-type";
+import { leaseChunkBuffer } from "./chunk-buffer.ts";
 import { isoSeconds } from "./list.ts";
 import { openProjectFile, type OpenOptions } from "./resolve.ts";
 import { ArtifactRangeError, ArtifactTooLargeError } from "./surface.ts";
@@ -29,6 +30,8 @@ export interface ArtifactRead {
   data?: Uint8Array;
   /** The byte range `data` holds; absent when `data` is the whole file or absent. */
   range?: { offset: number; length: number };
+  /** Call once `data` is encoded: a ranged read's bytes may live in a buffer the next chunk reuses. */
+  release(): void;
 }
 
 const SNIFF_BYTES = 64 * 1024;
@@ -188,13 +191,19 @@ export async function readArtifact(root: string, rel: string, opts: ReadOptions)
     const detected = await detectMime(opened.rel, head, head.length === size);
     const text = whole ? detected.text && looksLikeText(whole, false) : detected.text;
     const sha256 = whole ? crypto.createHash("sha256").update(whole).digest("hex") : hashFile(opened.fd, st);
-    const result: ArtifactRead = { path: opened.rel, size, mime: detected.mime, text, sha256, mtime: isoSeconds(st.mtime), chunkBytes };
+    const result: ArtifactRead = { path: opened.rel, size, mime: detected.mime, text, sha256, mtime: isoSeconds(st.mtime), chunkBytes, release: () => {} };
     if (whole && fitsInline(size, text, opts.inlineBytes)) {
       result.data = whole;
     } else if (ranged) {
-      const buf = new Uint8Array(length);
-      result.data = buf.subarray(0, readFully(opened.fd, buf, offset));
+      const buf = leaseChunkBuffer(length);
+      try {
+        result.data = buf.bytes.subarray(0, readFully(opened.fd, buf.bytes, offset));
+      } catch (e) {
+        buf.release();
+        throw e;
+      }
       result.range = { offset, length: result.data.length };
+      result.release = buf.release;
     }
     return result;
   } finally {

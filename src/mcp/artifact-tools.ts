@@ -235,7 +235,11 @@ export function registerArtifactTools(server: McpServer, service: ArtifactAccess
         offset: args.offset,
         length: args.length,
       });
-      return artifactResult(args.project_id, a);
+      try {
+        return artifactResult(args.project_id, a);
+      } finally {
+        a.release();
+      }
     }),
   ));
 
@@ -271,10 +275,14 @@ export function registerArtifactTools(server: McpServer, service: ArtifactAccess
         );
       }
       const outUri = a.range ? artifactUri(project, a.path, a.range) : artifactUri(project, a.path);
-      const text = a.text ? toText(a.data) : undefined;
-      return {
-        contents: [text !== undefined ? { uri: outUri, mimeType: a.mime, text } : { uri: outUri, mimeType: a.mime, blob: toBase64(a.data) }],
-      };
+      try {
+        const text = a.text ? toText(a.data) : undefined;
+        return {
+          contents: [text !== undefined ? { uri: outUri, mimeType: a.mime, text } : { uri: outUri, mimeType: a.mime, blob: toBase64(a.data) }],
+        };
+      } finally {
+        a.release();
+      }
     },
   );
 
