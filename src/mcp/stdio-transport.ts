@@ -16,6 +16,7 @@ import type { EventLog } from "../log.ts";
 export const MAX_STDIN_LINE_BYTES = 16 * 1024 * 1024;
 
 const NEWLINE = 0x0a;
+const SEPARATE_NEWLINE_CHARS = 64 * 1024;
 
 export interface BoundedStdioOptions {
   /** Default MAX_STDIN_LINE_BYTES. */
@@ -73,8 +74,15 @@ export class BoundedStdioServerTransport implements Transport {
   }
 
   private writeLine(message: JSONRPCMessage | JsonRpcErrorReply): Promise<void> {
+    const json = JSON.stringify(message);
     return new Promise((resolve) => {
-      if (this.stdout.write(JSON.stringify(message) + "\n")) resolve();
+      // A large answer (an artifact chunk) and its newline go out as two writes: joining them copies megabytes.
+      let flushed: boolean;
+      if (json.length > SEPARATE_NEWLINE_CHARS) {
+        const body = this.stdout.write(json);
+        flushed = this.stdout.write("\n") && body;
+      } else flushed = this.stdout.write(json + "\n");
+      if (flushed) resolve();
       else this.stdout.once("drain", resolve);
     });
   }

@@ -260,3 +260,17 @@ describe("TopLevelIdScanner", () => {
     expect(scan(`garbage`)).toBeNull();
   });
 });
+
+describe("large answers", () => {
+  it("a multi-MiB message and the small one after it each arrive as exactly one line, in order", async () => {
+    const stdout = new PassThrough({ highWaterMark: 1024 });
+    const transport = new BoundedStdioServerTransport(new PassThrough(), stdout);
+    const big = { jsonrpc: "2.0" as const, id: 1, result: { blob: "A".repeat(3 * 1024 * 1024) } };
+    const small = { jsonrpc: "2.0" as const, id: 2, result: {} };
+    let out = "";
+    stdout.setEncoding("utf8").on("data", (d: string) => (out += d));
+    await transport.send(big);
+    await transport.send(small);
+    expect(out).toBe(JSON.stringify(big) + "\n" + JSON.stringify(small) + "\n");
+  });
+});
