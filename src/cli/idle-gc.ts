@@ -1,8 +1,7 @@
-// Collects the heap when the MCP side pauses, after large answers, and when a busy bridge has grown. The runtime's own
-// collector lets the heap (and the memory it holds on to) grow until a threshold: a collection in a pause keeps a
-// long-running bridge near its size after the first turns, one per few megabytes of growth does the same for turns that
-// follow each other with no pause, and collections after multi-megabyte answers (artifact chunks) keep a chunked
-// download from piling up the garbage of every chunk.
+// Collects the heap when the MCP side pauses, and after large answers. The runtime's own collector lets the heap (and
+// the memory it holds on to) grow until a threshold: a collection in a pause keeps a long-running bridge near its size
+// after the first turns, and collections after multi-megabyte answers (artifact chunks) keep a chunked download from
+// piling up the garbage of every chunk. None lands in the middle of a burst of small requests.
 import type { Readable } from "node:stream";
 import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
 import type { Platform } from "../../platform/types.ts";
@@ -17,12 +16,6 @@ export const LARGE_ANSWER_CHARS = 1024 * 1024;
  * above the bridge's settled size plus one chunk's worth.
  */
 export const FULL_COLLECT_GROWTH_BYTES = 32 * 1024 * 1024;
-/**
- * Back-to-back turns leave the idle collection no quiet second: after any answer, a full collection is done when the
- * process has grown this much since the last one. Growth that is compiled code stays, and the next one waits for as
- * much again, so a busy bridge collects at most once per this much growth.
- */
-export const BUSY_COLLECT_GROWTH_BYTES = 4 * 1024 * 1024;
 
 type Loose = Record<string, unknown>;
 const isLoose = (v: unknown): v is Loose => typeof v === "object" && v !== null;
@@ -71,8 +64,8 @@ export function collectWhenIdle(platform: Platform, stdin: Readable, transport: 
   transport.send = async (message, options) => {
     touch();
     await send(message, options);
-    const large = contentChars(message) > LARGE_ANSWER_CHARS;
-    if (rss() - settled > (large ? FULL_COLLECT_GROWTH_BYTES : BUSY_COLLECT_GROWTH_BYTES)) full();
-    else if (large) gc(false);
+    if (contentChars(message) <= LARGE_ANSWER_CHARS) return;
+    if (rss() - settled > FULL_COLLECT_GROWTH_BYTES) full();
+    else gc(false);
   };
 }

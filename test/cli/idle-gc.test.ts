@@ -63,30 +63,6 @@ describe("collection when idle", () => {
     expect(transport.sent).toHaveLength(3);
   });
 
-  it("collects fully during back-to-back traffic once the process has grown a few megabytes, then waits for as much again", async () => {
-    const collections: boolean[] = [];
-    let rss = 50 * MiB;
-    const platform = { collectGarbage: (full: boolean) => collections.push(full) } as unknown as Platform;
-    const transport = fakeTransport();
-    collectWhenIdle(platform, new PassThrough(), transport, 1000, () => rss);
-    const answer = { jsonrpc: "2.0" as const, id: 5, result: { content: [{ type: "text", text: "turn done" }] } };
-    await transport.send(answer);
-    rss += 2 * MiB;
-    await transport.send(answer);
-    expect(collections).toEqual([]);
-    rss += 3 * MiB;
-    await transport.send(answer);
-    expect(collections).toEqual([true]);
-    // What the collection could not give back (compiled code) sets the new base.
-    rss += 1 * MiB;
-    await transport.send(answer);
-    expect(collections).toEqual([true]);
-    rss += 4 * MiB;
-    await transport.send(answer);
-    expect(collections).toEqual([true, true]);
-    expect(transport.sent).toHaveLength(5);
-  });
-
   it("does nothing on a runtime without a collection", async () => {
     const stdin = new PassThrough();
     const transport = fakeTransport();
