@@ -76,6 +76,15 @@ export const TARGETS: Record<string, TargetSpec> = {
   },
 };
 
+/**
+ * How much later than Bun's default the executables move a function up to the JIT tiers (`--compile-jit-policy`).
+ * The bridge's work is short bursts of parsing, SQL and rendering between waits; with tier-up this late it runs them in
+ * the interpreter, and the JIT compilers' code and the code they would write stay out of memory: about 6 MiB less after
+ * the first turn and 9 MiB less after 300, at no measurable CPU per turn. Long hot loops (an event storm) pay: about
+ * 13% more CPU per event.
+ */
+const JIT_POLICY = 1000;
+
 class BuildError extends Error {}
 
 interface Options {
@@ -299,6 +308,7 @@ function compile(
       `--outfile=${outfile}`,
       "--minify",
       "--bytecode",
+      `--compile-jit-policy=${JIT_POLICY}`,
       "--format=esm",
       "--no-compile-autoload-dotenv",
       "--no-compile-autoload-bunfig",
