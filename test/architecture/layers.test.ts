@@ -75,6 +75,16 @@ describe("every source file says what it holds", () => {
     const bare = files.filter((f) => !/^(\/\/|\/\*)/.test(readFileSync(join(ROOT, f), "utf8")));
     expect(bare).toEqual([]);
   });
+
+  it("stays small enough to read: no file in src/ or platform/ over 400 lines", () => {
+    const files = execFileSync("git", ["ls-files", "src/**.ts", "platform/**.ts"], { cwd: ROOT, encoding: "utf8" })
+      .split("\n")
+      .filter((f) => f.endsWith(".ts"));
+    expect(files.length).toBeGreaterThan(50);
+    const lines = (f: string) => readFileSync(join(ROOT, f), "utf8").split("\n").length - 1;
+    const long = files.filter((f) => lines(f) > 400).map((f) => `${f}: ${lines(f)} lines`);
+    expect(long).toEqual([]);
+  });
 });
 
 describe("the README's Architecture section", () => {
