@@ -62,6 +62,15 @@ function restrictMode(path: string): void {
   }
 }
 
+/**
+ * A new file gets incremental vacuum, so pages freed by retention can be handed back to the file system in small
+ * steps. It can only be chosen before the first table exists; a file from an earlier version gets it from its first
+ * `codex-bridge prune`, which rewrites it once (VACUUM).
+ */
+function enableIncrementalVacuumIfNew(db: Database): void {
+  if (Number(db.prepare("PRAGMA page_count").get()?.page_count ?? 0) === 0) db.exec("PRAGMA auto_vacuum=INCREMENTAL");
+}
+
 async function switchToWal(db: Database): Promise<void> {
   // Two processes creating a fresh database race on the journal-mode change; busy_timeout does not cover it.
   for (let attempt = 1; ; attempt++) {
@@ -129,6 +138,7 @@ export async function openStateDatabase(
     }
     db = await platform.openDatabase(real);
     db.exec(`PRAGMA busy_timeout=${Math.max(0, Math.floor(opts.busyTimeoutMs ?? 5000))}`);
+    enableIncrementalVacuumIfNew(db);
     await switchToWal(db);
     db.exec("PRAGMA foreign_keys=ON");
     db.exec("PRAGMA synchronous=NORMAL");

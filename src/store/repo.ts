@@ -200,6 +200,33 @@ export class Repo {
     return rows.map(toItem);
   }
 
+  /**
+   * A message is stored once: its streamed chunks go once its complete text is stored (the item), and a completed
+   * item's text goes once the message event that shows it holds it. The final answer lives in tasks.final_message
+   * until the next turn starts, when keepFinalInItem moves it into its item.
+   */
+  dropStreamedChunks(taskId: string, itemId: string): void {
+    this.db.prepare(`DELETE FROM events WHERE task_id = ? AND item_id = ? AND kind = 'message_delta'`).run(taskId, itemId);
+  }
+
+  dropItemText(taskId: string, itemId: string): void {
+    this.db
+      .prepare(`UPDATE items SET data = json_remove(data, '$.text') WHERE task_id = ? AND item_id = ? AND type = 'agentMessage' AND json_valid(data)`)
+      .run(taskId, itemId);
+  }
+
+  /** Before a new turn clears the final answer: the answer the task held moves into its turn's final item. */
+  keepFinalInItem(taskId: string): void {
+    const t = this.db.prepare(`SELECT turn_id, final_message FROM tasks WHERE id = ?`).get(taskId);
+    if (!t || t.final_message === null || t.final_message === undefined || t.turn_id === null) return;
+    this.db
+      .prepare(
+        `UPDATE items SET data = json_set(data, '$.text', ?) WHERE task_id = ? AND turn_id = ? AND type = 'agentMessage'
+         AND json_valid(data) AND json_extract(data, '$.final') = 1 AND json_extract(data, '$.text') IS NULL`,
+      )
+      .run(String(t.final_message), taskId, String(t.turn_id));
+  }
+
   insertInteraction(i: Omit<InteractionRow, "created_at" | "updated_at" | "response" | "response_hash" | "answered_by" | "note">): void {
     const at = now();
     this.db

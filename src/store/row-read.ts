@@ -34,6 +34,7 @@ export function toTask(r: Row): TaskRow {
     connection_id: str(r.connection_id),
     created_at: String(r.created_at),
     updated_at: String(r.updated_at),
+    compacted_at: str(r.compacted_at),
   };
 }
 

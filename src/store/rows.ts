@@ -44,6 +44,8 @@ export interface TaskRow {
   connection_id: string | null;
   created_at: string;
   updated_at: string;
+  /** When retention compacted the finished task (its streamed and raw detail removed); null while it is whole. */
+  compacted_at: string | null;
 }
 
 export const FAILURE_CODES = [

@@ -253,7 +253,10 @@ export class Supervisor {
       ...(asked.effort ? { effort: asked.effort } : {}),
       ...(asked.service_tier ? { serviceTier: asked.service_tier } : {}),
     };
-    this.repo.updateTask(taskId, { state: "starting", connection_id: client.connectionId, failure: null, final_message: null, unknown: null });
+    this.repo.tx(() => {
+      this.repo.keepFinalInItem(taskId);
+      this.repo.updateTask(taskId, { state: "starting", connection_id: client.connectionId, failure: null, final_message: null, unknown: null });
+    });
     const mark = this.turnSettings.mark();
     const res = await turnStart(client, params, { timeoutMs: this.settings.ackTimeoutMs });
     // The turn's settings and its id in one commit, before codex_send answers.

@@ -76,6 +76,9 @@ export class TaskEvents {
     l.items = [];
     this.repo.upsertItems(items);
     if (events.length) this.repo.appendEvents(taskId, events);
+    // Stored once: a completed message's streamed chunks, and the text of an item whose message event now shows it.
+    for (const i of items) if (i.type === "agentMessage" && i.status === "completed") this.repo.dropStreamedChunks(taskId, i.item_id);
+    for (const e of events) if (e.kind === "message" && e.item_id) this.repo.dropItemText(taskId, e.item_id);
   }
 
   appendNow(taskId: string, events: NewEvent[]): void {

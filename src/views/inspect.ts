@@ -223,7 +223,9 @@ export function inspect(repo: Repo, input: InspectInput): InspectPage {
     case "transcript": {
       const finals = new Map<string, string>();
       for (const m of repo.items(taskId, "agentMessage")) {
-        if (m.data.final === true && m.turn_id && typeof m.data.text === "string") finals.set(m.turn_id, m.data.text);
+        // The current turn's answer is kept once, in the task; an earlier turn's moved into its item.
+        const text = typeof m.data.text === "string" ? m.data.text : m.turn_id === task.turn_id ? task.final_message : null;
+        if (m.data.final === true && m.turn_id && text !== null) finals.set(m.turn_id, text);
       }
       return eventResult(repo, kind, taskId, TRANSCRIPT_EVENT_KINDS, offset, listLimit, (e) => transcriptEntry(e, finals));
     }
