@@ -12,6 +12,7 @@ import { CodexRuntime } from "../runtime/app-server.ts";
 import { RuntimePool } from "../runtime/runtime-pool.ts";
 import { supervisorSettings } from "../config/settings.ts";
 import { Supervisor } from "../tasks/supervisor.ts";
+import { RetentionRunner } from "../tasks/retention.ts";
 import { BridgeService } from "../service/bridge-service.ts";
 import { createMcpServer, type WaitHold } from "../mcp/server.ts";
 import type { EventLog, Logger } from "../log.ts";
@@ -75,6 +76,9 @@ export async function assembleBridge(platform: Platform, opts: AssembleOptions, 
   if (recovered.lost || recovered.stale || recovered.uncertain) {
     opts.log("warn", "recovered_after_restart", { lost: recovered.lost, stale: recovered.stale, uncertain: recovered.uncertain });
   }
+  // Finished tasks past retention_days are compacted in small steps whenever no turn runs.
+  const retention = new RetentionRunner(repo, config.config.retention_days, opts.log);
+  retention.start();
   const startedAt = Date.now();
   const health = () =>
       collectHealth({
@@ -111,6 +115,7 @@ export async function assembleBridge(platform: Platform, opts: AssembleOptions, 
     codexError: codex.error,
     health,
     async close() {
+      retention.stop();
       await runtimes.stop(300);
       store.close();
     },

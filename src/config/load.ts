@@ -12,6 +12,7 @@ import {
   configInputSchema,
   DEFAULT_INLINE_ARTIFACT_BYTES,
   DEFAULT_MAX_ARTIFACT_BYTES,
+  DEFAULT_RETENTION_DAYS,
   DEFAULT_PROFILE_ID,
   DEFAULT_RELAY_MAX_RESULT_BYTES,
   DEFAULT_SENSITIVE_PATHS,
@@ -216,6 +217,7 @@ function resolveConfig(input: ConfigInput, opts: ParseConfigOptions): ParsedConf
   const config: BridgeConfig = {
     max_artifact_bytes: maxArtifact,
     inline_artifact_bytes: inline,
+    retention_days: input.retention_days ?? DEFAULT_RETENTION_DAYS,
     sensitive_paths: sensitive,
     allowed_roots: allowedRoots,
     projects,

@@ -143,10 +143,12 @@ CREATE INDEX interactions_connection ON interactions(connection_id, state);
   },
   {
     version: 7,
-    name: "retention: when a finished task was compacted",
-    // Only tasks not yet compacted are candidates, found through a partial index that compaction empties.
+    name: "retention: when a finished task was compacted, and what it lost",
+    // Only tasks not yet compacted are candidates, found through a partial index that compaction empties (a new turn
+    // puts the task back). compaction_json keeps what was removed, so the task can say so when asked for it.
     sql: `
 ALTER TABLE tasks ADD COLUMN compacted_at TEXT;
+ALTER TABLE tasks ADD COLUMN compaction_json TEXT;
 CREATE INDEX tasks_uncompacted ON tasks(updated_at) WHERE compacted_at IS NULL;
 `,
   },

@@ -3,6 +3,7 @@
 import type { Database, SqlValue } from "../../platform/types.ts";
 import type { EventRow, Failure, InteractionRow, InteractionState, ItemRow, TaskRow, TaskState } from "./rows.ts";
 import { CursorStore } from "./cursors.ts";
+import { reopenForRetention, unpackText } from "./compaction.ts";
 import { insertRows } from "./batch-insert.ts";
 import { FullEventPage } from "./event-pages.ts";
 import { asFailure, json, num, toEvent, toInteraction, toItem, toTask } from "./row-read.ts";
@@ -203,7 +204,7 @@ export class Repo {
   /**
    * A message is stored once: its streamed chunks go once its complete text is stored (the item), and a completed
    * item's text goes once the message event that shows it holds it. The final answer lives in tasks.final_message
-   * until the next turn starts, when keepFinalInItem moves it into its item.
+   * until the next turn starts, when prepareNewTurn moves it into its item.
    */
   dropStreamedChunks(taskId: string, itemId: string): void {
     this.db.prepare(`DELETE FROM events WHERE task_id = ? AND item_id = ? AND kind = 'message_delta'`).run(taskId, itemId);
@@ -215,16 +216,21 @@ export class Repo {
       .run(taskId, itemId);
   }
 
-  /** Before a new turn clears the final answer: the answer the task held moves into its turn's final item. */
-  keepFinalInItem(taskId: string): void {
+  /**
+   * Before a new turn clears the final answer: the answer the task held moves into its turn's final item, and a
+   * compacted task is whole again from here on (retention looks at it again once this turn is old).
+   */
+  prepareNewTurn(taskId: string): void {
+    reopenForRetention(this.db, taskId);
     const t = this.db.prepare(`SELECT turn_id, final_message FROM tasks WHERE id = ?`).get(taskId);
-    if (!t || t.final_message === null || t.final_message === undefined || t.turn_id === null) return;
+    const answer = unpackText(t?.final_message);
+    if (!t || answer === null || t.turn_id === null) return;
     this.db
       .prepare(
         `UPDATE items SET data = json_set(data, '$.text', ?) WHERE task_id = ? AND turn_id = ? AND type = 'agentMessage'
          AND json_valid(data) AND json_extract(data, '$.final') = 1 AND json_extract(data, '$.text') IS NULL`,
       )
-      .run(String(t.final_message), taskId, String(t.turn_id));
+      .run(answer, taskId, String(t.turn_id));
   }
 
   insertInteraction(i: Omit<InteractionRow, "created_at" | "updated_at" | "response" | "response_hash" | "answered_by" | "note">): void {

@@ -254,7 +254,7 @@ export class Supervisor {
       ...(asked.service_tier ? { serviceTier: asked.service_tier } : {}),
     };
     this.repo.tx(() => {
-      this.repo.keepFinalInItem(taskId);
+      this.repo.prepareNewTurn(taskId);
       this.repo.updateTask(taskId, { state: "starting", connection_id: client.connectionId, failure: null, final_message: null, unknown: null });
     });
     const mark = this.turnSettings.mark();

@@ -8,6 +8,7 @@ import { boundText } from "../tasks/bounded-output.ts";
 import { BridgeError } from "../bridge-error.ts";
 import type { EventRow, InteractionRow, ItemRow } from "../store/rows.ts";
 import { requestDetail } from "./request-detail.ts";
+import { KEPT_MESSAGE_CHARS } from "../tasks/retention.ts";
 
 export const INSPECT_KINDS = [
   "transcript",
@@ -28,8 +29,9 @@ export const LIST_LIMIT_DEFAULT = 20;
 export const LIST_LIMIT_MAX = 100;
 export const TEXT_LIMIT_DEFAULT = 8_000;
 export const TEXT_LIMIT_MAX = 32_000;
-// A transcript entry is one message; a huge one keeps its head and tail so a page stays readable.
-const TRANSCRIPT_TEXT_MAX = 8_000;
+// A transcript entry is one message; a huge one keeps its head and tail so a page stays readable (and an old task,
+// compacted by retention, keeps no more than this of each message).
+const TRANSCRIPT_TEXT_MAX = KEPT_MESSAGE_CHARS;
 const LIST_TEXT_MAX = 300;
 const ARGUMENTS_MAX = 1_000;
 
@@ -51,6 +53,8 @@ export interface InspectPage {
   next_offset?: number;
   /** Entries (lists) or characters (texts) in all. */
   total?: number;
+  /** Present when retention removed part of what this kind shows of an old task: what went, when, what remains. */
+  compacted?: string;
 }
 
 const str = (v: unknown): string | null => (typeof v === "string" ? v : null);
@@ -233,10 +237,18 @@ export function inspect(repo: Repo, input: InspectInput): InspectPage {
       return eventResult(repo, kind, taskId, ["plan"], offset, listLimit, (e) => compact({ seq: e.seq, explanation: e.data.explanation, steps: e.data.steps }));
     case "warnings":
       return eventResult(repo, kind, taskId, WARNING_EVENT_KINDS, offset, listLimit, (e) => compact({ seq: e.seq, kind: e.kind, ...e.data }));
-    case "raw_event":
-      return eventResult(repo, kind, taskId, undefined, offset, listLimit, (e) =>
+    case "raw_event": {
+      const page = eventResult(repo, kind, taskId, undefined, offset, listLimit, (e) =>
         compact({ seq: e.seq, kind: e.kind, turn_id: e.turn_id, item_id: e.item_id, at: e.at, data: e.data }),
       );
+      const c = task.compaction;
+      if (c && c.events_removed > 0) {
+        page.compacted =
+          `retention (retention_days ${c.retention_days}) compacted this task on ${c.at}: ${c.events_removed} raw event(s) up to seq ${c.through_seq} ` +
+          `(streamed chunks, starts, item and request markers) were removed; the transcript, plan and warnings remain`;
+      }
+      return page;
+    }
     case "diff": {
       let diffs = repo.items(taskId, "turnDiff");
       if (input.item_id) {
@@ -255,6 +267,15 @@ export function inspect(repo: Repo, input: InspectInput): InspectPage {
       if (!item || item.type !== "commandExecution") throw notFound(input, "a command", "commands");
       const output = str(item.data.output) ?? "";
       const original = typeof item.data.output_chars === "number" ? item.data.output_chars : output.length;
+      const removed = str(item.data.output_removed_at);
+      if (removed) {
+        return {
+          kind,
+          items: [compact({ item_id: id, original_chars: original })],
+          total: 0,
+          compacted: `retention removed this command's output on ${removed} (the task had finished more than retention_days before); its command, exit code and length remain in kind=commands`,
+        };
+      }
       // The stored output keeps head and tail of long output; say how long the original was.
       return textResult(kind, output, offset, textLimit, compact({ item_id: id, original_chars: original > output.length ? original : undefined }));
     }
