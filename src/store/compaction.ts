@@ -4,8 +4,11 @@ import { deflateRawSync, inflateRawSync } from "node:zlib";
 import type { Database, SqlValue } from "../../platform/types.ts";
 import type { CompactionRecord } from "./rows.ts";
 
-/** Event kinds a compacted task keeps: what codex_result and codex_inspect (transcript, plan, warnings) show of it. */
-export const KEPT_EVENT_KINDS = ["user_message", "message", "command", "turn_completed", "plan", "warning", "error", "notice", "connection_lost", "unknown", "unknown_resolved"];
+/**
+ * Event kinds a compacted task keeps: what codex_result and codex_inspect (transcript, plan, warnings) show of it. Its
+ * commands are listed by its items (with exit codes), so the transcript's copies of them go too.
+ */
+export const KEPT_EVENT_KINDS = ["user_message", "message", "turn_completed", "plan", "warning", "error", "notice", "connection_lost", "unknown", "unknown_resolved"];
 /** Finished for good unless continued; UNKNOWN outcomes, live and pending tasks are never compacted. */
 const COMPACTABLE_STATES = ["completed", "failed", "interrupted", "connection_lost"];
 /** An answer shorter than this is kept as text: deflate would save nothing worth the unreadable column. */
@@ -46,14 +49,14 @@ export function removeRawEvents(db: Database, taskId: string): number {
   return db.prepare(`DELETE FROM events WHERE task_id = ? AND kind NOT IN (${marks(KEPT_EVENT_KINDS)})`).run(taskId, ...KEPT_EVENT_KINDS).changes;
 }
 
-/** Removes stored command output; the command, exit code, duration and output length stay. Returns how many. */
-export function removeCommandOutput(db: Database, taskId: string, at: string): number {
+/** Removes stored command output (and the directory); the command, exit code, duration and output length stay. */
+export function removeCommandOutput(db: Database, taskId: string): number {
   return db
     .prepare(
-      `UPDATE items SET data = json_set(json_remove(data, '$.output'), '$.output_removed_at', ?)
+      `UPDATE items SET data = json_set(json_remove(data, '$.output', '$.cwd'), '$.output_removed', json('true'))
        WHERE task_id = ? AND type = 'commandExecution' AND json_valid(data) AND json_extract(data, '$.output') IS NOT NULL`,
     )
-    .run(at, taskId).changes;
+    .run(taskId).changes;
 }
 
 /** Message texts longer than `max` (message events and earlier turns' answers), to be bounded by the caller. */
@@ -121,4 +124,18 @@ export function switchToIncrementalVacuum(db: Database): void {
 /** Folds the write-ahead log into the file and truncates it, so the file's size is what it holds. */
 export function foldLog(db: Database): void {
   db.prepare("PRAGMA wal_checkpoint(TRUNCATE)").all();
+}
+
+/**
+ * Writes a task's remaining rows again under their own rowids (so their order, and the generation a row belongs to,
+ * stay as they were). Shrunk or thinned in place, a task's rows would keep their pages half empty: a command item with
+ * its output sits alone on its page. Removed and written back, the rows share pages and the emptied ones become free
+ * (and then go back to the file system).
+ */
+export function repackTaskRows(db: Database, table: "events" | "items", taskId: string): void {
+  const columns = table === "events" ? ["task_id", "seq", "turn_id", "kind", "item_id", "at", "data"] : ["task_id", "item_id", "turn_id", "type", "status", "data", "updated_at"];
+  const rows = db.prepare(`SELECT rowid AS rid, ${columns.join(", ")} FROM ${table} WHERE task_id = ? ORDER BY rowid`).all(taskId);
+  db.prepare(`DELETE FROM ${table} WHERE task_id = ?`).run(taskId);
+  const insert = db.prepare(`INSERT INTO ${table} (rowid, ${columns.join(", ")}) VALUES (?, ${columns.map(() => "?").join(", ")})`);
+  for (const r of rows) insert.run(r.rid!, ...columns.map((c) => r[c] ?? null));
 }

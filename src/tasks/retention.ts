@@ -14,6 +14,7 @@ import {
   releaseFreePages,
   removeCommandOutput,
   removeRawEvents,
+  repackTaskRows,
   rewriteData,
 } from "../store/compaction.ts";
 import { boundText } from "./bounded-output.ts";
@@ -59,7 +60,7 @@ export function compactTask(repo: Repo, taskId: string, retentionDays: number, a
     if (!t) return noTotals();
     const db = repo.db;
     const events = removeRawEvents(db, taskId);
-    const outputs = removeCommandOutput(db, taskId, at.toISOString());
+    const outputs = removeCommandOutput(db, taskId);
     let texts = 0;
     for (const long of longTexts(db, taskId, KEPT_MESSAGE_CHARS)) {
       const data = boundedData(long.data);
@@ -67,6 +68,8 @@ export function compactTask(repo: Repo, taskId: string, retentionDays: number, a
       rewriteData(db, taskId, long.table, long.key, data);
       texts++;
     }
+    if (events > 0 || texts > 0) repackTaskRows(db, "events", taskId);
+    if (outputs > 0 || texts > 0) repackTaskRows(db, "items", taskId);
     packFinalMessage(db, taskId);
     const prior = t.compaction;
     const record: CompactionRecord = {

@@ -231,7 +231,10 @@ export function inspect(repo: Repo, input: InspectInput): InspectPage {
         const text = typeof m.data.text === "string" ? m.data.text : m.turn_id === task.turn_id ? task.final_message : null;
         if (m.data.final === true && m.turn_id && text !== null) finals.set(m.turn_id, text);
       }
-      return eventResult(repo, kind, taskId, TRANSCRIPT_EVENT_KINDS, offset, listLimit, (e) => transcriptEntry(e, finals));
+      const page = eventResult(repo, kind, taskId, TRANSCRIPT_EVENT_KINDS, offset, listLimit, (e) => transcriptEntry(e, finals));
+      const c = task.compaction;
+      if (c) page.compacted = `retention (retention_days ${c.retention_days}) compacted this task on ${c.at}: up to seq ${c.through_seq} its commands are listed by kind=commands (with exit codes), not here, and each message keeps at most ${KEPT_MESSAGE_CHARS} characters`;
+      return page;
     }
     case "plan":
       return eventResult(repo, kind, taskId, ["plan"], offset, listLimit, (e) => compact({ seq: e.seq, explanation: e.data.explanation, steps: e.data.steps }));
@@ -267,13 +270,13 @@ export function inspect(repo: Repo, input: InspectInput): InspectPage {
       if (!item || item.type !== "commandExecution") throw notFound(input, "a command", "commands");
       const output = str(item.data.output) ?? "";
       const original = typeof item.data.output_chars === "number" ? item.data.output_chars : output.length;
-      const removed = str(item.data.output_removed_at);
-      if (removed) {
+      const c = task.compaction;
+      if (item.data.output_removed === true && c) {
         return {
           kind,
           items: [compact({ item_id: id, original_chars: original })],
           total: 0,
-          compacted: `retention removed this command's output on ${removed} (the task had finished more than retention_days before); its command, exit code and length remain in kind=commands`,
+          compacted: `retention (retention_days ${c.retention_days}) removed this command's output on ${c.at}; its command, exit code and length remain in kind=commands`,
         };
       }
       // The stored output keeps head and tail of long output; say how long the original was.

@@ -47,7 +47,7 @@ beforeAll(async () => {
       repo.updateTask(id, { thread_id: `th_${i}`, turn_id: `tu_${i}`, state: i % 7 === 0 ? "failed" : "completed", failure: i % 7 === 0 ? { code: "unknown", sentence: "x", retryable: false } : null });
       repo.appendEvents(id, [{ turn_id: `tu_${i}`, kind: "turn_started", data: {} }, { turn_id: `tu_${i}`, kind: "message", item_id: "m", data: { text: "hi" } }]);
       repo.upsertItem({ task_id: id, item_id: "c", turn_id: `tu_${i}`, type: "commandExecution", status: "completed", data: { command: "ls", output: "a" } });
-      repo.insertInteraction({ id: `r_${i}`, task_id: id, kind: "command", method: "item/commandExecution/requestApproval", rpc_id: i, connection_id: "c1", thread_id: `th_${i}`, turn_id: `tu_${i}`, item_id: "c", state: "answered", params: {} });
+      repo.insertInteraction({ id: `r_${i}`, task_id: id, kind: "command", method: "item/commandExecution/requestApproval", rpc_id: i, connection_id: "c1", thread_id: `th_${i}`, turn_id: `tu_${i}`, item_id: "c", state: "resolved", params: {} });
     }
   });
   captured.length = 0;
