@@ -52,15 +52,15 @@ with --json. Exit code 0 only when every check passes; 1 otherwise. A bridge alr
 is reported with its PID (running_bridge in --json), not counted as a fault; the other checks run beside it.`,
   prune: `codex-bridge prune [--older-than DAYS] [--dry-run] [--json]
 
-Compacts the finished tasks last changed more than DAYS days ago (default: retention_days in the config, 14 unless
+Compacts the finished tasks last changed more than DAYS days ago (default: retention_days in the config, 7 unless
 set): their final answer, evidence (commands with exit codes, file changes, diffs), request ledger, checkpoint,
-transcript (each message bounded to what codex_inspect shows) and warnings stay; streamed and raw events and command
-output go, and the task says so when asked for them. Running, pending, UNKNOWN tasks and those with open requests are
-never touched. Then the freed pages go back to the file system and it prints what it compacted and how much the file
-shrank (--json: one object). A state file made by an earlier version is rewritten once (VACUUM) to switch on
-incremental vacuum. A running bridge does the same by itself, in small steps whenever no turn runs; while one holds
-the state file prune refuses, naming it. --dry-run only counts what would go. Exit 0 on success, 1 on failure, 2 on
-a usage error.`,
+messages (each bounded to what a codex_inspect transcript page shows) and warnings stay; streamed and raw events and
+command output go, and codex_inspect says so when asked for them. Running tasks, UNKNOWN outcomes and tasks with open
+requests are never touched. Then it hands the freed pages back to the file system and prints what it compacted and
+how much the file shrank (--json: one object). A state file made before retention existed is rewritten once (VACUUM)
+to switch on incremental vacuum. A running bridge compacts by itself, in small steps whenever no turn runs, so prune
+refuses while one holds the state file, naming it. --dry-run only counts what would go. Exit 0 on success, 1 on
+failure, 2 on a usage error.`,
   init: `codex-bridge init [--project-id ID] [--cwd DIR] [--force] [--config FILE]
 
 Writes a commented starter config with one project (default: id "default", the current directory) to the config

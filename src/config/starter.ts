@@ -24,8 +24,8 @@ export function starterConfig(opts: StarterConfigOptions): string {
 # inline_artifact_bytes = 4194304
 
 # Finished tasks older than this many days keep their answer and evidence but lose raw events
-# and command output (default 14; 0 keeps every task whole). See codex-bridge prune --help.
-# retention_days = 14
+# and command output (default 7; 0 keeps every task whole). See codex-bridge prune --help.
+# retention_days = 7
 
 # Extra glob patterns that are never transferred as artifacts. Built-in patterns such as
 # .env, *.pem, *.key, id_rsa*, .ssh/**, .aws/** always apply unless

@@ -8,7 +8,8 @@ import { compactTask } from "../../src/tasks/retention.ts";
 import { kib, mib, runTask, TASK_KINDS, usedBytes, type TaskKind } from "./growth-support.ts";
 
 const QUICK = process.env.SCALE_QUICK === "1";
-const PER_KIND = QUICK ? 2 : 5;
+// Enough tasks of each kind that pages partly filled by the previous kind do not hide a small task's growth.
+const PER_KIND: Record<TaskKind, number> = QUICK ? { one_message: 10, deltas_5000: 2, commands_30: 2 } : { one_message: 40, deltas_5000: 6, commands_30: 6 };
 const TASKS_PER_DAY = 40;
 const YEAR_TARGET_BYTES = 200 * 1000 * 1000;
 
@@ -29,10 +30,10 @@ describe("growth per task kind, and a year of use", () => {
     for (const kind of TASK_KINDS) {
       const before = usedBytes(db);
       const ids: string[] = [];
-      for (let i = 0; i < PER_KIND; i++) ids.push(await runTask(h, kind, `${kind}-${i}`));
-      whole.set(kind, (usedBytes(db) - before) / PER_KIND);
+      for (let i = 0; i < PER_KIND[kind]; i++) ids.push(await runTask(h, kind, `${kind}-${i}`));
+      whole.set(kind, (usedBytes(db) - before) / ids.length);
       for (const id of ids) compactTask(h.bridge.sup.repo, id, DEFAULT_RETENTION_DAYS);
-      compacted.set(kind, (usedBytes(db) - before) / PER_KIND);
+      compacted.set(kind, (usedBytes(db) - before) / ids.length);
     }
     const line = (m: Map<TaskKind, number>) => TASK_KINDS.map((k) => `${k} ${kib(m.get(k)!)}`).join(", ");
     console.log(`growth per task, whole: ${line(whole)}`);
@@ -50,6 +51,7 @@ describe("growth per task kind, and a year of use", () => {
       `a year of ${TASKS_PER_DAY} tasks/day (equal mix): ${mib(year)} with retention_days ${DEFAULT_RETENTION_DAYS} ` +
         `(target under ${mib(YEAR_TARGET_BYTES)}); ${mib(noRetention)} if nothing were compacted`,
     );
-    expect(year).toBeLessThan(YEAR_TARGET_BYTES);
+    // The quick subset runs too few tasks for a figure this exact: it prints it; the full run holds it to the target.
+    if (!QUICK) expect(year).toBeLessThan(YEAR_TARGET_BYTES);
   });
 });
