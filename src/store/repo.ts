@@ -85,6 +85,14 @@ export class Repo {
     return r ? toTask(r) : undefined;
   }
 
+  /** The threads of the most recently updated tasks: ids only, so a start-up never reads their answers. */
+  recentThreads(limit: number): { id: string; thread_id: string }[] {
+    return this.db
+      .prepare(`SELECT id, thread_id FROM tasks WHERE thread_id IS NOT NULL ORDER BY updated_at DESC LIMIT ?`)
+      .all(limit)
+      .map((r) => ({ id: String(r.id), thread_id: String(r.thread_id) }));
+  }
+
   recentTasks(limit: number): TaskRow[] {
     return this.db.prepare(`SELECT * FROM tasks ORDER BY updated_at DESC LIMIT ?`).all(limit).map(toTask);
   }

@@ -107,6 +107,15 @@ export function releaseStep(repo: Repo, pages = VACUUM_STEP_PAGES): boolean {
   return releaseFreePages(repo.db, pages) > 0;
 }
 
+export interface RunnerTiming {
+  /** After start-up, before the first round. */
+  firstMs: number;
+  /** Between rounds. */
+  everyMs: number;
+  /** Between the steps of a round. */
+  gapMs: number;
+}
+
 /** The automatic side: every so often, when no turn runs, compacts due tasks and shrinks the file, step by step. */
 export class RetentionRunner {
   private timer: ReturnType<typeof setTimeout> | null = null;
@@ -117,11 +126,12 @@ export class RetentionRunner {
     private readonly repo: Repo,
     private readonly retentionDays: number,
     private readonly log: EventLog,
+    private readonly timing: RunnerTiming = { firstMs: FIRST_RUN_MS, everyMs: RUN_EVERY_MS, gapMs: STEP_GAP_MS },
   ) {}
 
-  start(firstMs = FIRST_RUN_MS): void {
+  start(): void {
     if (this.retentionDays <= 0) return; // retention_days = 0 keeps everything
-    this.schedule(firstMs);
+    this.schedule(this.timing.firstMs);
   }
 
   stop(): void {
@@ -150,7 +160,7 @@ export class RetentionRunner {
       this.run.events += r.events;
       this.run.outputs += r.outputs;
       this.run.texts += r.texts;
-      if (r.tasks > 0 || releaseStep(this.repo)) return this.schedule(STEP_GAP_MS);
+      if (r.tasks > 0 || releaseStep(this.repo)) return this.schedule(this.timing.gapMs);
       this.finishRound();
     } catch (err) {
       // A failed step (a busy or full disk) is tried again next round; nothing was half-done (one transaction each).
@@ -164,6 +174,6 @@ export class RetentionRunner {
       this.log("info", "retention_compacted", { tasks: this.run.tasks, events: this.run.events, outputs: this.run.outputs, retention_days: this.retentionDays });
     }
     this.run = noTotals();
-    this.schedule(RUN_EVERY_MS);
+    this.schedule(this.timing.everyMs);
   }
 }

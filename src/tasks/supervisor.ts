@@ -88,7 +88,7 @@ export class Supervisor {
         uncertain++;
       }
     });
-    for (const t of this.repo.recentTasks(200)) if (t.thread_id) this.threadTask.set(t.thread_id, t.id);
+    for (const t of this.repo.recentThreads(200)) this.threadTask.set(t.thread_id, t.id);
     // The app-server that held an UNKNOWN request exited with the old bridge: the request can no longer take effect.
     this.unknowns.onExit(null);
     return { lost, stale, uncertain };

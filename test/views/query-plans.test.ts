@@ -68,6 +68,7 @@ describe("query plans", () => {
     repo.pendingKinds(TASK);
     repo.lastFailure();
     repo.recentTasks(20);
+    repo.recentThreads(200);
     repo.events(TASK, 0, 100);
     repo.events(TASK, 0, 100, ["message"]);
     repo.turnIds(TASK);
