@@ -23,6 +23,8 @@ import { boundText } from "./bounded-output.ts";
 export const KEPT_MESSAGE_CHARS = 8_000;
 /** Tasks compacted per step: one short transaction, a few milliseconds, so no tool call waits on it noticeably. */
 export const STEP_TASKS = 20;
+/** A step stops taking more tasks after this long. */
+const STEP_BUDGET_MS = 10;
 /** Free pages handed back to the file system per step (2 MiB at 4 KiB pages). */
 const VACUUM_STEP_PAGES = 512;
 /** A pause between steps, so whatever arrived meanwhile (a tool call, an app-server event) is served first. */
@@ -84,13 +86,18 @@ export function compactTask(repo: Repo, taskId: string, retentionDays: number, a
   });
 }
 
-/** One bounded step: compacts up to `limit` of the oldest due tasks. */
-export function compactDue(repo: Repo, olderThanDays: number, limit = STEP_TASKS, now = new Date()): CompactionTotals {
+/**
+ * One bounded step: compacts up to `limit` of the oldest due tasks, stopping early once `budgetMs` have gone (a task
+ * with a long answer to deflate takes milliseconds; the step must not hold a tool call for long).
+ */
+export function compactDue(repo: Repo, olderThanDays: number, limit = STEP_TASKS, now = new Date(), budgetMs = Number.POSITIVE_INFINITY): CompactionTotals {
   const cutoff = new Date(now.getTime() - olderThanDays * DAY_MS).toISOString();
   const totals = noTotals();
+  const started = performance.now();
   // One commit for the step: the tasks' own transactions join it.
   repo.tx(() => {
     for (const id of dueTasks(repo.db, cutoff, limit)) {
+      if (totals.tasks > 0 && performance.now() - started >= budgetMs) break;
       const r = compactTask(repo, id, olderThanDays, now);
       totals.tasks += r.tasks;
       totals.events += r.events;
@@ -155,7 +162,7 @@ export class RetentionRunner {
     this.timer = null;
     try {
       if (!this.quiet()) return this.finishRound();
-      const r = compactDue(this.repo, this.retentionDays);
+      const r = compactDue(this.repo, this.retentionDays, STEP_TASKS, new Date(), STEP_BUDGET_MS);
       this.run.tasks += r.tasks;
       this.run.events += r.events;
       this.run.outputs += r.outputs;
