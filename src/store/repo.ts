@@ -214,8 +214,8 @@ export class Repo {
    * item's text goes once the message event that shows it holds it. The final answer lives in tasks.final_message
    * until the next turn starts, when prepareNewTurn moves it into its item.
    */
-  dropStreamedChunks(taskId: string, itemId: string): void {
-    this.db.prepare(`DELETE FROM events WHERE task_id = ? AND item_id = ? AND kind = 'message_delta'`).run(taskId, itemId);
+  dropStreamedChunks(taskId: string, itemId: string, fromSeq: number): void {
+    this.db.prepare(`DELETE FROM events WHERE task_id = ? AND seq >= ? AND item_id = ? AND kind = 'message_delta'`).run(taskId, fromSeq, itemId);
   }
 
   dropItemText(taskId: string, itemId: string): void {

@@ -78,7 +78,7 @@ describe("query plans", () => {
     repo.cursors.floor(TASK, 1);
     repo.prepareNewTurn(TASK);
     repo.appendEvents(TASK, [{ turn_id: "tu_42", kind: "message_delta", item_id: "m2", data: { text: "x" } }]);
-    repo.dropStreamedChunks(TASK, "m2");
+    repo.dropStreamedChunks(TASK, "m2", repo.task(TASK)!.last_seq);
     repo.dropItemText(TASK, "m");
     activity(repo, t);
     buildResult(repo, TASK, null);
