@@ -57,10 +57,10 @@ set): their final answer, evidence (commands with exit codes, file changes, diff
 messages (each bounded to what a codex_inspect transcript page shows) and warnings stay; streamed and raw events and
 command output go, and codex_inspect says so when asked for them. Running tasks, UNKNOWN outcomes and tasks with open
 requests are never touched. Then it hands the freed pages back to the file system and prints what it compacted and
-how much the file shrank (--json: one object). A state file made before retention existed is rewritten once (VACUUM)
-to switch on incremental vacuum. A running bridge compacts by itself, in small steps whenever no turn runs, so prune
-refuses while one holds the state file, naming it. --dry-run only counts what would go. Exit 0 on success, 1 on
-failure, 2 on a usage error.`,
+how much the file shrank (--json: one object). When much of the file is free, or the file was made before retention
+existed (to switch on incremental vacuum), it is rewritten (VACUUM) instead. A running bridge compacts by itself, in
+small steps whenever no turn runs, so prune refuses while one holds the state file, naming it. --dry-run only counts
+what would go. Exit 0 on success, 1 on failure, 2 on a usage error.`,
   init: `codex-bridge init [--project-id ID] [--cwd DIR] [--force] [--config FILE]
 
 Writes a commented starter config with one project (default: id "default", the current directory) to the config

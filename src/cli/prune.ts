@@ -16,6 +16,14 @@ const USAGE = "usage: codex-bridge prune [--older-than DAYS] [--dry-run] [--json
 /** Tasks per transaction when pruning on demand: large enough to be quick, small enough to keep the log small. */
 const PRUNE_BATCH = 500;
 const DAY_MS = 86_400_000;
+/** Above this share of free pages prune rewrites the file (VACUUM) rather than moving pages into the gaps. */
+const REWRITE_FREE_SHARE = 0.25;
+
+function freeShare(db: OpenedState["store"]["db"]): number {
+  const pages = Number(db.prepare("PRAGMA page_count").get()?.page_count ?? 0);
+  const free = Number(db.prepare("PRAGMA freelist_count").get()?.freelist_count ?? 0);
+  return pages > 0 ? free / pages : 0;
+}
 
 interface PruneOptions {
   days?: number;
@@ -33,7 +41,7 @@ export interface PruneReport extends CompactionTotals {
   bytes_freed: number;
   /** A dry run: about how many bytes of stored text and output would go. */
   bytes_to_remove?: number;
-  /** "incremental" (pages handed back), "rewritten" (the one-time switch to incremental vacuum). */
+  /** "incremental" (free pages handed back in place), "rewritten" (VACUUM: most of the file was free, or the one-time switch to incremental vacuum). */
   vacuum?: "incremental" | "rewritten";
 }
 
@@ -85,7 +93,8 @@ export function prune(opened: OpenedState, days: number, dryRun: boolean): Prune
     report.outputs += r.outputs;
     report.texts += r.texts;
   }
-  if (autoVacuumMode(store.db) === 2) {
+  // Moving pages one at a time into free slots costs more than copying what is left once most of the file is free.
+  if (autoVacuumMode(store.db) === 2 && freeShare(store.db) < REWRITE_FREE_SHARE) {
     releaseFreePages(store.db, 2 ** 31 - 1);
     report.vacuum = "incremental";
   } else {
