@@ -5,6 +5,14 @@ import { memoryRepo } from "../support/memory-repo.ts";
 import { RetentionRunner, STEP_TASKS } from "../../src/tasks/retention.ts";
 import type { Repo } from "../../src/store/repo.ts";
 import { poll } from "../support/poll.ts";
+import { statSync } from "node:fs";
+import { join } from "node:path";
+import { getPlatform } from "../../platform/index.ts";
+import { openStateDatabase } from "../../src/store/open.ts";
+import { MIGRATIONS } from "../../src/store/migrations.ts";
+import { Repo as StateRepo } from "../../src/store/repo.ts";
+import { redactor } from "../../src/policy/redact.ts";
+import { tempDir } from "../support/temp-dir.ts";
 
 const DAY = 86_400_000;
 const FAST = { firstMs: 0, everyMs: 30, gapMs: 0 };
@@ -63,5 +71,36 @@ describe("the retention runner", () => {
     runner.start();
     await new Promise((r) => setTimeout(r, 150));
     expect(compacted(repo)).toBe(0);
+  });
+
+  it("on a state file, hands the freed pages back: the file shrinks by itself", async () => {
+    const store = await openStateDatabase(await getPlatform(), join(tempDir("retention-file-"), "state.sqlite3"), MIGRATIONS);
+    try {
+      const repo = new StateRepo(store.db, redactor);
+      const big = "build output line\n".repeat(2000);
+      repo.tx(() => {
+        for (let i = 0; i < 60; i++) {
+          const id = `t_big${String(i).padStart(7, "0")}`;
+          finished(repo, id, 10);
+          for (let c = 0; c < 4; c++) repo.upsertItem({ task_id: id, item_id: `o${c}`, turn_id: "tu", type: "commandExecution", status: "completed", data: { command: "make", exit_code: 0, output: big } });
+        }
+      });
+      const fileSize = () => {
+        store.db.prepare("PRAGMA wal_checkpoint(TRUNCATE)").all();
+        return statSync(store.path).size;
+      };
+      const before = fileSize();
+      runner = new RetentionRunner(repo, 7, () => {}, FAST);
+      runner.start();
+      await poll(() => compacted(repo) === 60 && Number(store.db.prepare("PRAGMA freelist_count").get()?.freelist_count) === 0, {
+        timeoutMs: 20_000,
+        what: "every task compacted and every free page handed back",
+      });
+      runner.stop();
+      // Four 36 KB outputs per task went; the file keeps a small part of what it was.
+      expect(fileSize()).toBeLessThan(before / 4);
+    } finally {
+      store.close();
+    }
   });
 });
