@@ -15,7 +15,7 @@ import { buildHistory, fileBytes, median, openTimedBridge, type TimedBridge } fr
 
 const QUICK = process.env.SCALE_QUICK === "1";
 const TASKS = QUICK ? 5_000 : 100_000;
-const ROUNDS = QUICK ? 2 : 5;
+const ROUNDS = QUICK ? 3 : 5;
 
 let platform: Platform;
 let h: Harness;
