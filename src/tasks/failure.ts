@@ -1,6 +1,7 @@
 // Why a turn or a start failed, as a stable code a supervisor or a script can branch on, one plain sentence saying
 // what to do, and whether trying again unchanged can help. Derived from Codex's codexErrorInfo, the HTTP status it
 // carries, the error text as a last resort, and the bridge's own state (a cancel it sent, a child that died).
+import { SharedServerError } from "../codex/shared-daemon.ts";
 import { CodexMissingError, ConnectionClosedError, RequestTimeoutError, RpcError, UnverifiedCodexError } from "../codex/errors.ts";
 import { CODEX_ERROR_HTTP_VARIANTS, type CODEX_ERROR_VARIANTS } from "../codex/protocol/turn.ts";
 import { redactText } from "../policy/redact.ts";
@@ -27,6 +28,10 @@ const CATALOG: Record<FailureCode, { sentence: string; retryable: boolean }> = {
     retryable: false,
   },
   app_server_crashed: { sentence: "The Codex app-server stopped during the turn; codex_send starts a recovery turn on the same thread.", retryable: true },
+  shared_server_unavailable: {
+    sentence: "The profile uses Codex's shared app-server (runtime = \"shared\") and none is running for its Codex home; start it (`codex app-server daemon start`, or open Codex) or set start_shared = true, then try again.",
+    retryable: true,
+  },
   bridge_restarted: { sentence: "The bridge restarted while the turn was active; codex_send starts a recovery turn on the same thread.", retryable: true },
   interrupted_by_supervisor: { sentence: "The turn was interrupted at the supervisor's request; codex_send continues the thread.", retryable: true },
   unknown: { sentence: "The turn failed for a reason the bridge cannot classify; codex_inspect kind=warnings shows Codex's own message.", retryable: false },
@@ -119,6 +124,7 @@ export function isUnreachableReport(info: unknown, message: string, details?: st
 /** Why a start (or a new turn) failed before Codex took the turn: the runtime could not start, or Codex refused. */
 export function startFailure(err: unknown): Failure {
   if (err instanceof CodexMissingError) return failure("codex_missing");
+  if (err instanceof SharedServerError) return failure("shared_server_unavailable", `${redactText(err.message)}.`);
   if (err instanceof UnverifiedCodexError) {
     return failure("codex_unverified_version", `Codex ${err.version} is not a version the bridge was verified against and its start-up check failed (${redactText(err.problem)}); install a verified version (codex_health names it).`);
   }
