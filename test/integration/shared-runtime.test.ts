@@ -53,9 +53,10 @@ describe.skipIf(!unix)("runtime = \"shared\" on the real shared app-server", () 
     for (const c of raws) c.close();
     const pid = updaterPid(home);
     if (pid) updaters.add(pid);
-    await h?.close();
+    // The daemon first: closing the harness removes the home that holds its pid files.
     await stopDaemonCompletely(codexBin, h.env as Record<string, string>, home);
     for (const p of updaters) if (alive(p)) process.kill(p, "SIGKILL");
+    await h?.close();
   }, 120_000);
 
   it("a task runs through the shared server the bridge started; a second client sees its thread and events; no second app-server", async () => {
@@ -155,7 +156,9 @@ describe.skipIf(!unix)("runtime = \"shared\" on the real shared app-server", () 
     const threadId = sc(await h.call("codex_status", { task_id: taskId })).thread_id as string;
     const socket = h.bridge.sup.runtime.sharedServer!.socket;
     const pid = daemonPid(home)!;
-    await h.close();
+    // The bridge alone closes (its MCP client and the home stay for afterAll).
+    await h.bridge.close();
+    h.bridge.close = async () => {};
     expect(alive(pid)).toBe(true);
     const person = await RawSocketClient.connect(socket, "person-after");
     raws.push(person);
