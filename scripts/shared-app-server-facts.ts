@@ -133,7 +133,9 @@ try {
   const cResume = await c.request("thread/resume", { threadId, excludeTurns: true });
   const cStart = await c.request("turn/start", { threadId, input: [{ type: "text", text: "five", text_elements: [] }] });
   if (cResume.error || cStart.error) console.log("turn 5 refused:", JSON.stringify({ resume: cResume.error, start: cStart.error }));
-  await c.waitFor((m) => m.method === "turn/started", 30_000, "turn 5 started");
+  await c.waitFor((m) => m.method === "turn/started", 60_000, "turn 5 started").catch((err: Error) => {
+    throw new Error(`${err.message}; clientC saw ${JSON.stringify(c.log.slice(-6))}`);
+  });
   const c2 = await client("clientC2", sock);
   await c2.request("thread/resume", { threadId, excludeTurns: true });
   const concurrent = await c2.request("turn/start", { threadId, input: [{ type: "text", text: "five-b", text_elements: [] }] });

@@ -68,7 +68,9 @@ describe.skipIf(!unix)("runtime = \"shared\" on the real shared app-server", () 
     expect(shared).toMatchObject({ started_by: "bridge", pid: daemonPid(home) });
     expect(h.bridge.sup.runtime.current!.pid).toBeNull();
     expect(appServersOn(home)).toEqual([daemonPid(home)]);
-    const health = sc(await h.call("codex_health", {}));
+    const healthResult = await h.call("codex_health", {});
+    expect(resultText(healthResult)).toContain(`attached to the shared app-server ${shared.socket} (pid ${daemonPid(home)}, started by the bridge)`);
+    const health = sc(healthResult);
     expect(health.codex).toMatchObject({ runtime: "shared", server: { socket: shared.socket, started_by: "bridge" }, version: "0.171.0" });
 
     const threadId = sc(await h.call("codex_status", { task_id: taskId })).thread_id as string;
