@@ -37,7 +37,7 @@ export interface ProfileSpec {
   start_shared: boolean;
 }
 
-export interface SupervisorSettings {
+export interface TaskSettings {
   projects: Record<string, ProjectSpec>;
   profiles: Record<string, ProfileSpec>;
   relay: { enabled: boolean; max_result_bytes: number };
@@ -61,8 +61,8 @@ export function resolveProject(projects: Record<string, ProjectSpec>, id: string
   return p;
 }
 
-export function supervisorSettings(config: LoadedConfig["config"], env: Record<string, string | undefined>): SupervisorSettings {
-  const projects: SupervisorSettings["projects"] = {};
+export function taskSettings(config: LoadedConfig["config"], env: Record<string, string | undefined>): TaskSettings {
+  const projects: TaskSettings["projects"] = {};
   for (const [id, p] of Object.entries(config.projects)) projects[id] = { id, cwd: p.real_cwd || p.cwd, aliases: p.aliases, allow_hard_links: p.allow_hard_links };
   const profiles: Record<string, ProfileSpec> = {};
   for (const [id, p] of Object.entries(config.profiles)) profiles[id] = { ...p, id };
