@@ -35,7 +35,7 @@ function appServersOn(codexHome: string): number[] {
 }
 
 async function raw(name: string): Promise<RawSocketClient> {
-  const c = await RawSocketClient.connect(h.bridge.sup.runtime.sharedServer!.socket, name);
+  const c = await RawSocketClient.connect(h.bridge.domain.runtime.sharedServer!.socket, name);
   raws.push(c);
   return c;
 }
@@ -64,9 +64,9 @@ describe.skipIf(!unix)("runtime = \"shared\" on the real shared app-server", () 
     const taskId = await startTask(h, "hello through the shared server");
     const first = await settled(h, taskId);
     expect(first.at(-1)!.state).toBe("completed");
-    const shared = h.bridge.sup.runtime.sharedServer!;
+    const shared = h.bridge.domain.runtime.sharedServer!;
     expect(shared).toMatchObject({ started_by: "bridge", pid: daemonPid(home) });
-    expect(h.bridge.sup.runtime.current!.pid).toBeNull();
+    expect(h.bridge.domain.runtime.current!.pid).toBeNull();
     expect(appServersOn(home)).toEqual([daemonPid(home)]);
     const healthResult = await h.call("codex_health", {});
     expect(resultText(healthResult)).toContain(`attached to the shared app-server ${shared.socket} (pid ${daemonPid(home)}, started by the bridge)`);
@@ -104,8 +104,8 @@ describe.skipIf(!unix)("runtime = \"shared\" on the real shared app-server", () 
     const theirs = await person.waitFor((m) => m.method === "item/commandExecution/requestApproval" && m.params?.threadId === threadId, 60_000, "the approval on the person's client");
     await person.respond(theirs.id!, { decision: "accept" });
 
-    await poll(() => h.bridge.sup.repo.interaction(req.request_id)!.state === "resolved", { timeoutMs: 30_000, what: () => "the bridge's request to settle" });
-    expect(h.bridge.sup.repo.interaction(req.request_id)).toMatchObject({ state: "resolved", answered_by: "another_client" });
+    await poll(() => h.bridge.domain.repo.interaction(req.request_id)!.state === "resolved", { timeoutMs: 30_000, what: () => "the bridge's request to settle" });
+    expect(h.bridge.domain.repo.interaction(req.request_id)).toMatchObject({ state: "resolved", answered_by: "another_client" });
     const late = await h.call("codex_respond", { task_id: taskId, request_id: req.request_id, action: "decline" });
     expect(late.isError).toBe(true);
     expect(resultText(late)).toMatch(/already settled: it was answered in another Codex client/);
@@ -147,7 +147,7 @@ describe.skipIf(!unix)("runtime = \"shared\" on the real shared app-server", () 
     expect(sc(await h.call("codex_result", { task_id: taskId })).final_message).toBe("recovered");
     // start_shared = true: the bridge started the server again, and still runs none of its own.
     expect(daemonPid(home)).not.toBe(before);
-    expect(h.bridge.sup.runtime.sharedServer).toMatchObject({ started_by: "bridge", pid: daemonPid(home) });
+    expect(h.bridge.domain.runtime.sharedServer).toMatchObject({ started_by: "bridge", pid: daemonPid(home) });
     expect(appServersOn(home)).toEqual([daemonPid(home)]);
   }, 240_000);
 
@@ -156,7 +156,7 @@ describe.skipIf(!unix)("runtime = \"shared\" on the real shared app-server", () 
     const taskId = await startTask(h, "keep me");
     await settled(h, taskId);
     const threadId = sc(await h.call("codex_status", { task_id: taskId })).thread_id as string;
-    const socket = h.bridge.sup.runtime.sharedServer!.socket;
+    const socket = h.bridge.domain.runtime.sharedServer!.socket;
     const pid = daemonPid(home)!;
     // The bridge alone closes (its MCP client and the home stay for afterAll).
     await h.bridge.close();

@@ -2,7 +2,7 @@
 import { describe, expect, it } from "vitest";
 import { builtinProfile } from "../../src/config/schema.ts";
 import type { CodexRuntime } from "../../src/runtime/app-server.ts";
-import { RuntimePool } from "../../src/runtime/runtime-pool.ts";
+import { RuntimePool } from "../../src/runtime/pool.ts";
 
 describe("RuntimePool and runtime = shared", () => {
   it("a shared profile on the same home gets its own runtime, told the home's path and whether it may start the server", () => {
