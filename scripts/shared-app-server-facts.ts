@@ -1,7 +1,7 @@
 // Reproduces docs/SHARED-APP-SERVER-FACTS.md on the pinned Codex, offline: an isolated CODEX_HOME, the loopback mock
 // model, the real `codex app-server daemon`. Run: node_modules/.bin/bun scripts/shared-app-server-facts.ts
 // Prints one line per fact (FACT ok|MISMATCH name: observed) and exits non-zero if any fact did not hold.
-import { spawn } from "node:child_process";
+import { spawn, spawnSync } from "node:child_process";
 import { connect } from "node:net";
 import { existsSync, readFileSync, lstatSync, mkdirSync, mkdtempSync, readlinkSync, realpathSync, rmSync, statSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -17,6 +17,8 @@ function fact(name: string, ok: boolean, observed: unknown): void {
   if (!ok) failed++;
   console.log(`FACT ${ok ? "ok" : "MISMATCH"} ${name}: ${typeof observed === "string" ? observed : JSON.stringify(observed)}`);
 }
+const stripAnsi = (s: string): string => s.replace(/\x1b\[[0-9;?>]*[A-Za-z~]/g, "").replace(/\x1b[\]P][^\x07\x1b]*(\x07|\x1b\\)/g, "").replace(/\x1b./g, "");
+const turnDone = (threadId: string) => (m: { method?: string; params?: { threadId?: string } }) => m.method === "turn/completed" && m.params?.threadId === threadId;
 const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms));
 
 const codexBin = findBundledCodex(join(import.meta.dir ?? ".", ".."));
@@ -127,19 +129,48 @@ try {
   fact("a second app-server PROCESS on the same home cannot resume a thread the daemon has loaded (one writer per thread across processes)", !!answer2 && answer2.includes("already has an active writer"), answer2?.slice(0, 160));
   stdio.stdin.end();
 
-  // 8. The daemon stopped mid-turn; clients lose the socket; after a start the thread is resumable.
+  // 8. The last client leaving: the daemon keeps running, the thread stays loaded.
+  for (const x of clients) x.close();
+  await sleep(3000);
+  fact("the daemon keeps running with no client connected", alive(daemonPid(codexHome)), { pid: daemonPid(codexHome) });
+  const f = await client("clientF", sock);
+  const stillLoaded = await f.request("thread/loaded/list", {});
+  fact("a thread stays loaded after its last client left", (stillLoaded.result!.data as string[]).includes(threadId), stillLoaded.result!.data);
+
+  // 9. The daemon killed (SIGKILL) mid-turn: clients see the socket close; `daemon start` starts a new one.
+  provider.enqueue({ kind: "hang" });
+  const t6 = await f.request("thread/start", { cwd: project });
+  const thread6 = (t6.result!.thread as { id: string }).id;
+  await f.request("turn/start", { threadId: thread6, input: [{ type: "text", text: "six", text_elements: [] }] });
+  await f.waitFor((m) => m.method === "turn/started" && m.params?.threadId === thread6, 30_000, "turn 6 started");
+  process.kill(daemonPid(codexHome)!, "SIGKILL");
+  for (let i = 0; i < 50 && !f.closed; i++) await sleep(100);
+  fact("SIGKILL of the daemon closes the clients' connections", f.closed, { closed: f.closed });
+  const afterKill = await daemonCommand(codexBin, env, "start");
+  fact("daemon start after a SIGKILL (stale pid file) starts a new server", afterKill.status === "started" && afterKill.pid !== started.pid, afterKill.status);
+  const g = await client("clientG", sock);
+  await g.request("thread/resume", { threadId: thread6, excludeTurns: true });
+  const tl2 = await g.request("thread/turns/list", { threadId: thread6, itemsView: "full", sortDirection: "asc" });
+  const st2 = (tl2.result!.data as Array<{ status: string }>).map((x) => x.status);
+  fact("the turn cut off by the SIGKILL reads back as interrupted", st2.at(-1) === "interrupted", st2);
+  provider.enqueue(text("recovered"));
+  await g.request("turn/start", { threadId: thread6, input: [{ type: "text", text: "seven", text_elements: [] }] });
+  const done7 = await g.waitFor((m) => m.method === "turn/completed" && m.params?.threadId === thread6, 30_000, "turn 7").catch(() => null);
+  fact("a new turn on the resumed thread completes", (done7?.params!.turn as { status: string } | undefined)?.status === "completed", done7 ? "completed" : { saw: g.methods(), requests: provider.requests.map((r) => r.outcome), procs: spawnSync("ps", ["-eo", "pid,ppid,etimes,args"], { encoding: "utf8" }).stdout.split("\n").filter((l) => l.includes(codexHome)).map((l) => l.slice(0, 200)), log: readFileSync(join(codexHome, "app-server-daemon", "daemon.stderr.log"), "utf8").split("\n").filter((l) => /ERROR/.test(l)).slice(-8) });
+
+  // 10. The daemon stopped mid-turn; clients lose the socket; after a start the thread is resumable.
   provider.enqueue({ kind: "hang" }, { kind: "hang" });
   const c = await client("clientC", sock);
+  const requestsBefore5 = provider.requests.length;
   const cResume = await c.request("thread/resume", { threadId, excludeTurns: true });
   const cStart = await c.request("turn/start", { threadId, input: [{ type: "text", text: "five", text_elements: [] }] });
   if (cResume.error || cStart.error) console.log("turn 5 refused:", JSON.stringify({ resume: cResume.error, start: cStart.error }));
-  await c.waitFor((m) => m.method === "turn/started", 60_000, "turn 5 started").catch((err: Error) => {
-    throw new Error(`${err.message}; clientC saw ${JSON.stringify(c.log.slice(-6))}`);
-  });
+  // The turn is running once the mock holds its (hanging) model request.
+  await provider.waitForRequests(requestsBefore5 + 1, 60_000);
   const c2 = await client("clientC2", sock);
   await c2.request("thread/resume", { threadId, excludeTurns: true });
   const concurrent = await c2.request("turn/start", { threadId, input: [{ type: "text", text: "five-b", text_elements: [] }] });
-  const cTurn = (c.log.find((m) => m.method === "turn/started" && m.params?.threadId === threadId)!.params!.turn as { id: string }).id;
+  const cTurn = (cStart.result?.turn as { id: string } | undefined)?.id;
   fact("turn/start from a second client during an active turn is accepted and answered with the ACTIVE turn's id (its input joins that turn)", !concurrent.error && (concurrent.result?.turn as { id: string } | undefined)?.id === cTurn, concurrent.error ?? "same turn id");
   const stopAt = Date.now();
   const stopped = await daemonCommand(codexBin, env, "stop");
@@ -151,42 +182,13 @@ try {
   const restarted = await daemonCommand(codexBin, env, "start");
   const d = await client("clientD", sock);
   const loaded = await d.request("thread/loaded/list", {});
-  fact("a restarted daemon has no thread loaded (new pid)", (loaded.result!.data as string[]).length === 0 && restarted.pid !== started.pid, { loaded: loaded.result!.data, pid: restarted.pid });
+  fact("a restarted daemon has no thread loaded (new pid)", (loaded.result!.data as string[]).length === 0 && restarted.pid !== afterKill.pid, { loaded: loaded.result!.data, pid: restarted.pid });
   const r2 = await d.request("thread/resume", { threadId, excludeTurns: true });
   const tl = await d.request("thread/turns/list", { threadId, itemsView: "full", sortDirection: "asc" });
   const statuses = (tl.result!.data as Array<{ status: string }>).map((x) => x.status);
   fact("the thread resumes on the restarted daemon; the turn cut off by `daemon stop` reads back as interrupted", !r2.error && statuses.at(-1) === "interrupted", statuses);
 
-  // 9. The last client leaving: the daemon keeps running, the thread stays loaded.
-  d.close();
-  await sleep(3000);
-  fact("the daemon keeps running with no client connected", alive(daemonPid(codexHome)), { pid: daemonPid(codexHome) });
-  const f = await client("clientF", sock);
-  const stillLoaded = await f.request("thread/loaded/list", {});
-  fact("a thread stays loaded after its last client left", (stillLoaded.result!.data as string[]).includes(threadId), stillLoaded.result!.data);
-
-  // 9b. The daemon killed (SIGKILL) mid-turn: clients see the socket close; `daemon start` starts a new one.
-  provider.enqueue({ kind: "hang" });
-  const t6 = await f.request("thread/start", { cwd: project });
-  const thread6 = (t6.result!.thread as { id: string }).id;
-  await f.request("turn/start", { threadId: thread6, input: [{ type: "text", text: "six", text_elements: [] }] });
-  await f.waitFor((m) => m.method === "turn/started" && m.params?.threadId === thread6, 30_000, "turn 6 started");
-  process.kill(daemonPid(codexHome)!, "SIGKILL");
-  for (let i = 0; i < 50 && !f.closed; i++) await sleep(100);
-  fact("SIGKILL of the daemon closes the clients' connections", f.closed, { closed: f.closed });
-  const afterKill = await daemonCommand(codexBin, env, "start");
-  fact("daemon start after a SIGKILL (stale pid file) starts a new server", afterKill.status === "started" && afterKill.pid !== restarted.pid, afterKill.status);
-  const g = await client("clientG", sock);
-  await g.request("thread/resume", { threadId: thread6, excludeTurns: true });
-  const tl2 = await g.request("thread/turns/list", { threadId: thread6, itemsView: "full", sortDirection: "asc" });
-  const st2 = (tl2.result!.data as Array<{ status: string }>).map((x) => x.status);
-  fact("the turn cut off by the SIGKILL reads back as interrupted", st2.at(-1) === "interrupted", st2);
-  provider.enqueue(text("recovered"));
-  await g.request("turn/start", { threadId: thread6, input: [{ type: "text", text: "seven", text_elements: [] }] });
-  const done7 = await g.waitFor((m) => m.method === "turn/completed" && m.params?.threadId === thread6, 30_000, "turn 7").catch(() => null);
-  fact("a new turn on the resumed thread completes", (done7?.params!.turn as { status: string } | undefined)?.status === "completed", done7 ? "completed" : { saw: g.methods(), requests: provider.requests.map((r) => r.outcome), log: readFileSync(join(codexHome, "app-server-daemon", "daemon.stderr.log"), "utf8").split("\n").filter((l) => /WARN|ERROR/.test(l)).slice(-8) });
-
-  // 10. `--listen unix://PATH` (not the daemon): the same WebSocket framing on a socket of your choice.
+  // 11. `--listen unix://PATH` (not the daemon): the same WebSocket framing on a socket of your choice.
   const own = join(codexHome, "own.sock");
   const listener = spawn(codexBin, ["app-server", "--listen", `unix://${own}`], { env, stdio: ["ignore", "ignore", "ignore"] });
   for (let i = 0; i < 100 && !existsSync(own); i++) await sleep(100);
@@ -194,6 +196,33 @@ try {
   fact("codex app-server --listen unix://PATH speaks the same WebSocket framing", !!e.log.find((m) => m.id === 1)?.result, "initialized over the upgrade");
   e.close();
   listener.kill("SIGTERM");
+
+  // 12. The TUI attached with --remote, in a pseudo-terminal (util-linux `script`), next to a raw client.
+  if (spawnSync("script", ["--version"]).status === 0) {
+    const h = await client("clientH", sock);
+    const th = await h.request("thread/start", { cwd: project });
+    const tuiThread = (th.result!.thread as { id: string }).id;
+    provider.enqueue(text("TUI-FIRST-ANSWER"));
+    await h.request("turn/start", { threadId: tuiThread, input: [{ type: "text", text: "before the TUI", text_elements: [] }] });
+    await h.waitFor(turnDone(tuiThread), 30_000, "turn before the TUI");
+    const screen = join(codexHome, "tui.typescript");
+    const tui = spawn("script", ["-qfec", `stty cols 120 rows 40; ${codexBin} resume ${tuiThread} --remote unix://${sock}`, screen], { env: { ...env, TERM: "xterm-256color" }, cwd: project, stdio: ["pipe", "ignore", "ignore"] });
+    const shown = (needle: string) => stripAnsi(readFileSync(screen, "latin1")).includes(needle);
+    for (let i = 0; i < 300 && !(existsSync(screen) && shown("TUI-FIRST-ANSWER")); i++) await sleep(100);
+    fact("codex resume <thread> --remote unix://<socket> shows the thread's history", shown("TUI-FIRST-ANSWER"), "history shown");
+    provider.enqueue(text("TUI-SECOND-ANSWER"));
+    await h.request("turn/start", { threadId: tuiThread, input: [{ type: "text", text: "driven by another client", text_elements: [] }] });
+    await h.waitFor((m) => turnDone(tuiThread)(m) && h.log.filter(turnDone(tuiThread)).length >= 2, 30_000, "turn driven next to the TUI");
+    for (let i = 0; i < 100 && !shown("TUI-SECOND-ANSWER"); i++) await sleep(100);
+    fact("the --remote TUI shows live a turn another client drives (its prompt and answer)", shown("driven by another client") && shown("TUI-SECOND-ANSWER"), "live turn shown");
+    provider.enqueue(text("TUI-THIRD-ANSWER"));
+    tui.stdin.write("typed in the TUI");
+    await sleep(1500);
+    tui.stdin.write("\r");
+    const typed = await h.waitFor((m) => m.method === "item/completed" && m.params?.threadId === tuiThread && JSON.stringify(m.params).includes("typed in the TUI"), 30_000, "the TUI's turn").then(() => true, () => false);
+    fact("a prompt typed in the --remote TUI starts a turn the other client sees", typed, "turn seen by the raw client");
+    tui.kill("SIGKILL");
+  } else console.log("SKIP 12: util-linux `script` is not installed, the TUI needs a terminal");
 } finally {
   for (const c of clients) c.close();
   await stopDaemonCompletely(codexBin, env, codexHome);

@@ -2,7 +2,7 @@
 // CODEX_HOME (killing the updater loop `daemon stop` leaves behind), and a raw JSON-RPC client on its control socket,
 // standing in for "the person's own Codex" as a second client.
 import { spawn } from "node:child_process";
-import { readFileSync } from "node:fs";
+import { readFileSync, readlinkSync, rmSync } from "node:fs";
 import { join } from "node:path";
 import { connectSocketWebSocket } from "../../platform/socket-ws.ts";
 import type { ChildHandle } from "../../platform/types.ts";
@@ -59,7 +59,10 @@ export function alive(pid: number | null): boolean {
   }
 }
 
-/** `daemon stop`, then SIGKILL whatever it left: the updater loop always, the server if the stop did not take. */
+/**
+ * `daemon stop`, then SIGKILL whatever it left: the updater loop always, the server if the stop did not take; then
+ * the socket files both leave in the per-user temp dir their symlinks in the home point to (never removed by Codex).
+ */
 export async function stopDaemonCompletely(codexBin: string, env: Record<string, string>, codexHome: string): Promise<void> {
   const server = daemonPid(codexHome);
   const updater = updaterPid(codexHome);
@@ -71,6 +74,15 @@ export async function stopDaemonCompletely(codexBin: string, env: Record<string,
       } catch {
         /* gone */
       }
+    }
+  }
+  for (const link of [join(codexHome, "app-server-control", "app-server-control.sock"), join(codexHome, "app-server-daemon", "daemon-updater.sock")]) {
+    try {
+      const target = readlinkSync(link);
+      rmSync(target, { force: true });
+      rmSync(`${target}.lock`, { force: true });
+    } catch {
+      /* no socket */
     }
   }
 }
