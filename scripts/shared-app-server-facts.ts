@@ -1,5 +1,5 @@
 // Reproduces docs/SHARED-APP-SERVER-FACTS.md on the pinned Codex, offline: an isolated CODEX_HOME, the loopback mock
-// model, the real `codex app-server daemon`. Run: node_modules/.bin/bun scripts/shared-app-server-facts.ts
+// model, the real `codex app-server daemon`. Run from the repository root: npm run facts:shared
 // Prints one line per fact (FACT ok|MISMATCH name: observed) and exits non-zero if any fact did not hold.
 import { spawn, spawnSync } from "node:child_process";
 import { connect } from "node:net";
@@ -8,7 +8,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { connectSocketWebSocket } from "../platform/socket-ws.ts";
 import { isolatedCodexEnv, writeIsolatedCodexHome } from "../src/codex/isolated-home.ts";
-import { startMockProvider } from "../src/selftest/mock-provider/index.ts";
+import { startMockProvider, userTexts } from "../src/selftest/mock-provider/index.ts";
 import { alive, daemonCommand, daemonPid, RawSocketClient, stopDaemonCompletely, updaterPid } from "../test/support/shared-codex.ts";
 import { findBundledCodex } from "../src/codex/locate.ts";
 
@@ -21,7 +21,7 @@ const stripAnsi = (s: string): string => s.replace(/\x1b\[[0-9;?>]*[A-Za-z~]/g, 
 const turnDone = (threadId: string) => (m: { method?: string; params?: { threadId?: string } }) => m.method === "turn/completed" && m.params?.threadId === threadId;
 const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms));
 
-const codexBin = findBundledCodex(join(import.meta.dir ?? ".", ".."));
+const codexBin = findBundledCodex(process.cwd());
 if (!codexBin) throw new Error("the @openai/codex dev dependency's native binary is missing: run npm ci");
 const provider = await startMockProvider();
 const codexHome = realpathSync(mkdtempSync(join(tmpdir(), "codex-shared-facts-")));
@@ -31,6 +31,9 @@ writeIsolatedCodexHome({ dir: codexHome, providerBaseUrl: provider.baseUrl });
 const env = isolatedCodexEnv(process.env, { codexHome });
 const approvalTurn = (callId: string) => ({ kind: "output" as const, items: [{ type: "exec" as const, cmd: `echo ${callId}`, callId }] });
 const text = (t: string) => ({ kind: "output" as const, items: [{ type: "message" as const, text: t }] });
+// A prompt that starts with "hang:" gets a model answer that never ends (a turn that stays in progress); queued answers
+// are for the other turns, each consumed exactly once, so nothing is left over for a later section.
+provider.setResponder((req) => (/^hang:/.test(userTexts(req).at(-1) ?? "") ? { kind: "hang" } : undefined));
 const clients: RawSocketClient[] = [];
 const client = async (name: string, sock: string): Promise<RawSocketClient> => {
   const c = await RawSocketClient.connect(sock, name);
@@ -138,11 +141,13 @@ try {
   fact("a thread stays loaded after its last client left", (stillLoaded.result!.data as string[]).includes(threadId), stillLoaded.result!.data);
 
   // 9. The daemon killed (SIGKILL) mid-turn: clients see the socket close; `daemon start` starts a new one.
-  provider.enqueue({ kind: "hang" });
+  const requestsBefore6 = provider.requests.length;
   const t6 = await f.request("thread/start", { cwd: project });
   const thread6 = (t6.result!.thread as { id: string }).id;
-  await f.request("turn/start", { threadId: thread6, input: [{ type: "text", text: "six", text_elements: [] }] });
+  await f.request("turn/start", { threadId: thread6, input: [{ type: "text", text: "hang: six", text_elements: [] }] });
   await f.waitFor((m) => m.method === "turn/started" && m.params?.threadId === thread6, 30_000, "turn 6 started");
+  // Killed only once the model request is out: otherwise the hang is left queued for the next turn.
+  await provider.waitForRequests(requestsBefore6 + 1, 60_000);
   process.kill(daemonPid(codexHome)!, "SIGKILL");
   for (let i = 0; i < 50 && !f.closed; i++) await sleep(100);
   fact("SIGKILL of the daemon closes the clients' connections", f.closed, { closed: f.closed });
@@ -159,19 +164,19 @@ try {
   fact("a new turn on the resumed thread completes", (done7?.params!.turn as { status: string } | undefined)?.status === "completed", done7 ? "completed" : { saw: g.methods(), requests: provider.requests.map((r) => r.outcome), procs: spawnSync("ps", ["-eo", "pid,ppid,etimes,args"], { encoding: "utf8" }).stdout.split("\n").filter((l) => l.includes(codexHome)).map((l) => l.slice(0, 200)), log: readFileSync(join(codexHome, "app-server-daemon", "daemon.stderr.log"), "utf8").split("\n").filter((l) => /ERROR/.test(l)).slice(-8) });
 
   // 10. The daemon stopped mid-turn; clients lose the socket; after a start the thread is resumable.
-  provider.enqueue({ kind: "hang" }, { kind: "hang" });
   const c = await client("clientC", sock);
   const requestsBefore5 = provider.requests.length;
   const cResume = await c.request("thread/resume", { threadId, excludeTurns: true });
-  const cStart = await c.request("turn/start", { threadId, input: [{ type: "text", text: "five", text_elements: [] }] });
+  const cStart = await c.request("turn/start", { threadId, input: [{ type: "text", text: "hang: five", text_elements: [] }] });
   if (cResume.error || cStart.error) console.log("turn 5 refused:", JSON.stringify({ resume: cResume.error, start: cStart.error }));
   // The turn is running once the mock holds its (hanging) model request.
   await provider.waitForRequests(requestsBefore5 + 1, 60_000);
   const c2 = await client("clientC2", sock);
   await c2.request("thread/resume", { threadId, excludeTurns: true });
-  const concurrent = await c2.request("turn/start", { threadId, input: [{ type: "text", text: "five-b", text_elements: [] }] });
+  const concurrent = await c2.request("turn/start", { threadId, input: [{ type: "text", text: "hang: five-b", text_elements: [] }] });
   const cTurn = (cStart.result?.turn as { id: string } | undefined)?.id;
-  fact("turn/start from a second client during an active turn is accepted and answered with the ACTIVE turn's id (its input joins that turn)", !concurrent.error && (concurrent.result?.turn as { id: string } | undefined)?.id === cTurn, concurrent.error ?? "same turn id");
+  const cTurn2 = (concurrent.result?.turn as { id: string } | undefined)?.id;
+  fact("turn/start from a second client during an active turn is accepted (no error; runs have answered with the active turn's id and with a new one)", !concurrent.error, concurrent.error ?? (cTurn2 === cTurn ? "the active turn's id" : "a new turn id"));
   const stopAt = Date.now();
   const stopped = await daemonCommand(codexBin, env, "stop");
   const stopSeconds = Math.round((Date.now() - stopAt) / 1000);
