@@ -131,6 +131,10 @@ export function startFailure(err: unknown): Failure {
   if (err instanceof ConnectionClosedError || err instanceof RequestTimeoutError) {
     return failure("app_server_crashed", "The Codex app-server stopped or did not answer while the task was starting; codex_health shows its state, then codex_send (or a new codex_start) tries again.");
   }
+  // Codex's one-writer-per-thread rule across processes (docs/SHARED-APP-SERVER-FACTS.md §5).
+  if (err instanceof RpcError && /already has an active writer/.test(err.message)) {
+    return failure("invalid_request", 'The thread is open in another Codex app-server on this home (most likely your own Codex\'s shared one); work on it there with runtime = "shared" on the profile, or close it in the other Codex first.');
+  }
   if (err instanceof RpcError) return failure("invalid_request", `Codex refused the request (${redactText(err.message)}); fix the profile or the input.`);
   return failure("unknown", `The task could not start: ${redactText(err instanceof Error ? err.message : String(err))}.`);
 }
