@@ -7,7 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { getPlatform } from "../../platform/index.ts";
 import { resultText, startHarness, type Harness } from "../../src/selftest/harness.ts";
 import { poll } from "../support/poll.ts";
-import { alive, daemonPid, RawSocketClient, stopDaemonCompletely, updaterPid, type RpcMessage } from "../support/shared-codex.ts";
+import { alive, daemonCommand, daemonPid, RawSocketClient, stopDaemonCompletely, updaterPid, type RpcMessage } from "../support/shared-codex.ts";
 import { nextRequest, sc, settled, startTask, waitUntil } from "../support/task-waits.ts";
 
 // Linux: the check that no second app-server runs reads /proc (the daemon itself also runs on macOS).
@@ -129,10 +129,12 @@ describe.skipIf(!unix)("runtime = \"shared\" on the real shared app-server", () 
     expect(mine!.task_id).toBeUndefined();
   }, 120_000);
 
-  it("the server killed mid-turn gives connection_lost; once it is back a recovery turn completes", async () => {
+  it("the server killed mid-turn gives connection_lost; once the person starts it again the bridge re-attaches and a recovery turn completes", async () => {
     h.provider!.enqueue({ kind: "hang" });
+    const requestsBefore = h.provider!.requests.length;
     const taskId = await startTask(h, "hang until the server dies");
-    await h.provider!.waitForRequests(h.provider!.requests.length, 30_000);
+    // Killed once the model request is out, so the hang is not left queued for the recovery turn.
+    await h.provider!.waitForRequests(requestsBefore + 1, 30_000);
     await waitUntil(h, taskId, (s) => s.state === "running");
     const before = daemonPid(home)!;
     updaters.add(updaterPid(home)!);
@@ -140,16 +142,19 @@ describe.skipIf(!unix)("runtime = \"shared\" on the real shared app-server", () 
     const lost = await settled(h, taskId);
     expect(lost.at(-1)!.state).toBe("connection_lost");
 
+    // The person brings it back; the bridge attaches to that one on next use (it does not start its own).
+    const back = await daemonCommand(codexBin, h.env as Record<string, string>, "start");
+    expect(back).toMatchObject({ status: "started" });
+    updaters.add(updaterPid(home)!);
     h.provider!.enqueue({ kind: "output", items: [{ type: "message", text: "recovered" }] });
     const sent = sc(await h.call("codex_send", { task_id: taskId, message: "continue" }));
     expect(sent.action).toBe("recovery_turn");
     const after = await settled(h, taskId);
     expect(after.at(-1)!.state).toBe("completed");
     expect(sc(await h.call("codex_result", { task_id: taskId })).final_message).toBe("recovered");
-    // start_shared = true: the bridge started the server again, and still runs none of its own.
-    expect(daemonPid(home)).not.toBe(before);
-    expect(h.bridge.domain.runtime.sharedServer).toMatchObject({ started_by: "bridge", pid: daemonPid(home) });
-    expect(appServersOn(home)).toEqual([daemonPid(home)]);
+    expect(daemonPid(home)).toBe(back.pid);
+    expect(h.bridge.domain.runtime.sharedServer).toMatchObject({ started_by: "already running", pid: back.pid });
+    expect(appServersOn(home)).toEqual([back.pid]);
   }, 240_000);
 
   it("the bridge exits; the shared server and its threads stay", async () => {
