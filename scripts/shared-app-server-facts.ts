@@ -112,6 +112,21 @@ try {
   const exec = a.log.filter((m, i) => i >= aBefore && m.method === "item/completed").map((m) => (m.params!.item as { type: string; status?: string })).find((i) => i.type === "commandExecution");
   fact("a late second answer is ignored: the command ran with the first answer", exec?.status === "completed" && (done2.params!.turn as { status: string }).status === "completed", exec?.status);
 
+  // 5b. A dynamic tool call (item/tool/call) on a thread two clients have open.
+  const toolSpec = { type: "function", name: "facts_tool", description: "a tool the starting client answers", inputSchema: { type: "object", properties: {}, additionalProperties: false } };
+  const tt = await a.request("thread/start", { cwd: project, dynamicTools: [toolSpec] });
+  const toolThread = (tt.result!.thread as { id: string }).id;
+  await b.request("thread/resume", { threadId: toolThread, excludeTurns: true });
+  provider.enqueue({ kind: "output", items: [{ type: "tool", name: "facts_tool", arguments: {}, callId: "call_facts_tool" }] }, text("tool done"));
+  await a.request("turn/start", { threadId: toolThread, input: [{ type: "text", text: "call the tool", text_elements: [] }] });
+  const callA = await a.waitFor((m) => m.method === "item/tool/call" && m.params?.threadId === toolThread, 30_000, "tool call on A");
+  const callB = await b.waitFor((m) => m.method === "item/tool/call" && m.params?.threadId === toolThread, 5_000, "tool call on B").catch(() => null);
+  fact("unlike approvals, a dynamic tool call (item/tool/call) goes only to the client that started the thread (and registered the tool), not to another subscriber", !!callA && !callB, { starter: !!callA, other_subscriber: !!callB });
+  await a.respond(callA.id!, { contentItems: [{ type: "inputText", text: "answered by A" }], success: true });
+  await a.waitFor(turnDone(toolThread), 30_000, "tool turn done");
+  const toolOutput = provider.requests.at(-1)!.body.input.filter((i) => i.type === "function_call_output").map((i) => i.output);
+  fact("the starter's answer is what the model gets", JSON.stringify(toolOutput).includes("answered by A"), toolOutput);
+
   // 6. A client leaving: its turns go on, the thread stays loaded for the others.
   provider.enqueue({ kind: "output", delayMs: 1500, items: [{ type: "message", text: "after A left" }] });
   const bMark = b.log.length;
@@ -226,6 +241,26 @@ try {
     tui.stdin.write("\r");
     const typed = await h.waitFor((m) => m.method === "item/completed" && m.params?.threadId === tuiThread && JSON.stringify(m.params).includes("typed in the TUI"), 30_000, "the TUI's turn").then(() => true, () => false);
     fact("a prompt typed in the --remote TUI starts a turn the other client sees", typed, "turn seen by the raw client");
+    await h.waitFor((m) => turnDone(tuiThread)(m) && h.log.filter(turnDone(tuiThread)).length >= 3, 30_000, "the TUI's turn to end").catch(() => undefined);
+    // A dynamic tool of another client's thread while the TUI has it open: does the TUI answer it?
+    const tt2 = await h.request("thread/start", { cwd: project, dynamicTools: [toolSpec] });
+    const tuiToolThread = (tt2.result!.thread as { id: string }).id;
+    provider.enqueue(text("TOOL-THREAD-READY"));
+    await h.request("turn/start", { threadId: tuiToolThread, input: [{ type: "text", text: "ready", text_elements: [] }] });
+    await h.waitFor(turnDone(tuiToolThread), 30_000, "tool thread ready");
+    const screen2 = join(codexHome, "tui2.typescript");
+    const tui2 = spawn("script", ["-qfec", `stty cols 120 rows 40; ${codexBin} resume ${tuiToolThread} --remote unix://${sock}`, screen2], { env: { ...env, TERM: "xterm-256color" }, cwd: project, stdio: ["pipe", "ignore", "ignore"] });
+    for (let i = 0; i < 300 && !(existsSync(screen2) && stripAnsi(readFileSync(screen2, "latin1")).includes("TOOL-THREAD-READY")); i++) await sleep(100);
+    provider.enqueue({ kind: "output", items: [{ type: "tool", name: "facts_tool", arguments: {}, callId: "call_tui_tool" }] }, text("tool done"));
+    await h.request("turn/start", { threadId: tuiToolThread, input: [{ type: "text", text: "call the tool now", text_elements: [] }] });
+    const hCall = await h.waitFor((m) => m.method === "item/tool/call" && m.params?.threadId === tuiToolThread, 30_000, "tool call on the raw client");
+    await sleep(3000);
+    const settledBeforeUs = h.log.some((m) => m.method === "item/completed" && m.params?.threadId === tuiToolThread && (m.params.item as { type?: string }).type === "dynamicToolCall");
+    await h.respond(hCall.id!, { contentItems: [{ type: "inputText", text: "answered by the raw client" }], success: true });
+    await h.waitFor((m) => turnDone(tuiToolThread)(m) && h.log.filter(turnDone(tuiToolThread)).length >= 2, 30_000, "tool turn with the TUI attached");
+    const out2 = JSON.stringify(provider.requests.at(-1)!.body.input.filter((i) => i.type === "function_call_output").map((i) => i.output));
+    fact("with the --remote TUI on the thread, a dynamic tool call still goes to the thread's starter, which answers it (the TUI does not)", !settledBeforeUs && out2.includes("answered by the raw client"), { settled_before_the_raw_client: settledBeforeUs, output: out2.slice(0, 200) });
+    tui2.kill("SIGKILL");
     tui.kill("SIGKILL");
   } else console.log("SKIP 12: util-linux `script` is not installed, the TUI needs a terminal");
 } finally {

@@ -41,7 +41,7 @@ export class EventIntake {
     live.items.push(...res.items.map((i) => ({ ...i, task_id: taskId })));
     if (n.method === ITEM_COMPLETED) {
       const item = (params.item ?? {}) as Record<string, unknown>;
-      if (item.type === "dynamicToolCall" && typeof item.id === "string") this.ledger.resolveToolCall(taskId, item.id, client.shared);
+      if (item.type === "dynamicToolCall" && typeof item.id === "string") this.ledger.resolveToolCall(taskId, item.id);
     }
     // A task whose turn/start is UNKNOWN learns its turn only from evidence (unknown-outcomes), not from any turn/started.
     if (res.turnStarted && repo.task(taskId)?.state !== "unknown") {

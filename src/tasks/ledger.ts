@@ -165,10 +165,11 @@ export class InteractionLedger {
   }
 
   /** The relayed tool call's item completed: its answer was taken. */
-  resolveToolCall(taskId: string, callId: string, shared = false): void {
+  resolveToolCall(taskId: string, callId: string): void {
+    // Even on a shared server a tool call reaches only the thread's starter (docs/SHARED-APP-SERVER-FACTS.md §4), so
+    // one still pending when its item completes was closed by Codex (an interrupt), never answered elsewhere.
     const i = this.ctx.repo.interactions(taskId, ["pending", "submitted", "uncertain"]).find((x) => x.kind === "tool" && x.item_id === callId);
-    if (i && shared && i.state === "pending") this.settleElsewhere(i);
-    else if (i) this.settle(i, i.state === "pending" ? "stale" : "resolved");
+    if (i) this.settle(i, i.state === "pending" ? "stale" : "resolved");
   }
 
   private settle(i: InteractionRow, state: "resolved" | "stale"): void {
