@@ -12,8 +12,10 @@ const FORBIDDEN = [
   ["cli", []],
   ["selftest", ["cli"]],
   ["app", ["cli", "selftest"]],
-  ["mcp", ["cli", "selftest", "app", "store", "codex", "tasks", "runtime", "policy", "config"]],
-  ["service", ["cli", "selftest", "app", "mcp"]],
+  ["mcp", ["cli", "selftest", "app", "control", "store", "codex", "tasks", "runtime", "policy", "config"]],
+  // The person's control endpoint is a sibling of mcp: it reaches the domains only through the service.
+  ["control", ["cli", "selftest", "app", "mcp", "store", "codex", "tasks", "runtime", "policy", "config", "views"]],
+  ["service", ["cli", "selftest", "app", "mcp", "control"]],
   ["views", ["cli", "selftest", "app", "mcp", "service"]],
   ["tasks", ["cli", "selftest", "app", "mcp", "service", "views"]],
   ["runtime", ["cli", "selftest", "app", "mcp", "service", "views", "tasks", "policy"]],

@@ -13,9 +13,11 @@ import { RuntimePool } from "../runtime/runtime-pool.ts";
 import { supervisorSettings } from "../config/settings.ts";
 import { Supervisor } from "../tasks/supervisor.ts";
 import { BridgeService } from "../service/bridge-service.ts";
+import { PersonService } from "../service/person-service.ts";
 import { createMcpServer, type WaitHold } from "../mcp/server.ts";
 import type { EventLog, Logger } from "../log.ts";
 import { describeStartupError, openBridgeState, type OpenedState } from "./open-state.ts";
+import { openPersonChannels } from "./person-channels.ts";
 
 export { describeStartupError } from "./open-state.ts";
 
@@ -25,6 +27,10 @@ export interface Bridge {
   store: OpenedStore;
   sup: Supervisor;
   service: BridgeService;
+  /** The person at the machine's surface (the control endpoint's commands). */
+  person: PersonService;
+  /** Run first by close(), in order: the control endpoint and the notifier say goodbye while the tasks are still known. */
+  beforeClose: (() => Promise<void>)[];
   codexBin: string | null;
   codexError?: string;
   health(): Promise<HealthReport>;
@@ -101,16 +107,20 @@ export async function assembleBridge(platform: Platform, opts: AssembleOptions, 
     inlineArtifactBytes: c.inline_artifact_bytes,
     sensitivePaths: c.sensitive_paths,
   });
+  const beforeClose: Bridge["beforeClose"] = [];
   return {
     platform,
     config,
     store,
     sup,
     service,
+    person: new PersonService(sup),
+    beforeClose,
     codexBin: codex.bin,
     codexError: codex.error,
     health,
     async close() {
+      for (const hook of beforeClose.splice(0)) await hook().catch(() => {});
       await runtimes.stop(300);
       store.close();
     },
@@ -120,7 +130,9 @@ export async function assembleBridge(platform: Platform, opts: AssembleOptions, 
 /** The bridge for a server command, or null after saying on stderr (through the logger) why it could not start. */
 export async function assembleForServe(platform: Platform, logger: Logger, opened?: OpenedState): Promise<Bridge | null> {
   try {
-    return await assembleBridge(platform, { env: process.env, cwd: process.cwd(), log: logger.log }, opened);
+    const bridge = await assembleBridge(platform, { env: process.env, cwd: process.cwd(), log: logger.log }, opened);
+    await openPersonChannels({ database: bridge.store.lock?.database, person: bridge.person, beforeClose: bridge.beforeClose }, logger.log);
+    return bridge;
   } catch (err) {
     logger.say("error", "startup_failed", describeStartupError(err));
     return null;
