@@ -22,8 +22,10 @@ Usage:
                                     the running bridge's tasks: id, project, state, age, what each is doing now
   codex-bridge watch [TASK]         follow tasks live, one line per message, command, file change, request, ending
   codex-bridge pending [--json]     every request awaiting a decision, in full
-  codex-bridge approve REQUEST [--for-session] | decline REQUEST | answer REQUEST TEXT | cancel TASK
-                                    decide as the person at the machine (the profile's approvals must allow "person")
+  codex-bridge approve REQUEST [--for-session]
+  codex-bridge decline REQUEST
+  codex-bridge answer REQUEST TEXT  decide as the person at the machine (the profile's approvals must allow "person")
+  codex-bridge cancel TASK          stop a task's turn
   codex-bridge demo                 run a whole supervised task against the real Codex with a built-in mock model
   codex-bridge relay-fixture [--mock-provider] [--json]
                                     prove the web-tool relay: a real Codex turn calls bridge_web_tool and uses the answer
