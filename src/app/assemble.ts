@@ -131,7 +131,8 @@ export async function assembleBridge(platform: Platform, opts: AssembleOptions, 
 export async function assembleForServe(platform: Platform, logger: Logger, opened?: OpenedState): Promise<Bridge | null> {
   try {
     const bridge = await assembleBridge(platform, { env: process.env, cwd: process.cwd(), log: logger.log }, opened);
-    await openPersonChannels({ database: bridge.store.lock?.database, person: bridge.person, beforeClose: bridge.beforeClose }, logger.log);
+    const { store, person, beforeClose } = bridge;
+    await openPersonChannels({ platform, database: store.lock?.database, notify: bridge.config.config.notify, person, beforeClose }, logger.log);
     return bridge;
   } catch (err) {
     logger.say("error", "startup_failed", describeStartupError(err));

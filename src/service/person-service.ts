@@ -3,9 +3,10 @@
 // interaction ledger for answers (recorded as answered_by "person_at_machine"), the same redaction on the way out.
 import { BridgeError } from "../bridge-error.ts";
 import type { RespondInput } from "../policy/decisions.ts";
-import type { InteractionRow } from "../store/rows.ts";
+import { SETTLED_STATES, type InteractionRow } from "../store/rows.ts";
 import type { Supervisor } from "../tasks/supervisor.ts";
 import { pendingRequests, taskLines, type PendingRequest, type TaskLine } from "../views/person.ts";
+import { requestView } from "../views/request-view.ts";
 import { watchLines, type WatchLine } from "../views/watch.ts";
 import { shown, shownAsync } from "./bridge-service.ts";
 
@@ -35,6 +36,22 @@ export interface Following {
   /** Tasks live when the watch began. */
   live: string[];
   stop(): void;
+}
+
+/** What a notification may say of a task now; the notifier keeps only what its settings allow. */
+export interface TaskNotice {
+  task_id: string;
+  project_id: string;
+  state: string;
+  settled: boolean;
+  turn_count: number;
+  created_at: string;
+  failure_code?: string;
+  /** Requests awaiting a person (not the supervisor's web tool, not under approvals = "supervisor"). */
+  awaiting: { request_id: string; kind: string; command?: string; cwd?: string; reason?: string }[];
+  prompt: string;
+  final_message?: string;
+  failure?: string;
 }
 
 export class PersonService {
@@ -123,6 +140,46 @@ export class PersonService {
         off();
       },
     };
+  }
+
+  /** fn(taskId) after anything of a task was stored (the notifier's trigger); it must not block. */
+  onChange(fn: (taskId: string) => void): () => void {
+    return this.sup.followAll(fn);
+  }
+
+  notice(taskId: string): TaskNotice | undefined {
+    return shown(() => {
+      const t = this.sup.repo.task(taskId);
+      if (!t) return undefined;
+      let approvals = "supervisor";
+      try {
+        approvals = this.sup.profile(t.profile_id).approvals;
+      } catch {
+        // a profile removed from the config: nobody but the supervisor is known to decide
+      }
+      const awaiting = approvals === "supervisor" ? [] : this.sup.repo.interactions(t.id, ["pending"]).filter((i) => i.kind !== "tool").map((i) => {
+        const v = requestView(i);
+        return { request_id: i.id, kind: i.kind, ...(v.command ? { command: v.command } : {}), ...(v.cwd ? { cwd: v.cwd } : {}), ...(v.reason ? { reason: v.reason } : {}) };
+      });
+      return {
+        task_id: t.id,
+        project_id: t.project_id,
+        state: t.state,
+        settled: SETTLED_STATES.has(t.state),
+        turn_count: t.turn_count,
+        created_at: t.created_at,
+        ...(t.failure ? { failure_code: t.failure.code, failure: t.failure.sentence } : {}),
+        awaiting,
+        prompt: t.prompt,
+        ...(t.final_message ? { final_message: t.final_message } : {}),
+      };
+    });
+  }
+
+  /** Tasks still running and requests still open: what a stopping bridge leaves behind. */
+  liveWork(): { tasks: string[]; pending: number } {
+    const tasks = this.sup.repo.tasksInStates(["starting", "running", "waiting_for_approval", "waiting_for_tool"]).map((t) => t.id);
+    return { tasks, pending: this.sup.repo.interactionsInStates(["pending"]).length };
   }
 
   private request(requestId: string): InteractionRow {
