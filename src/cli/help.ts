@@ -18,6 +18,8 @@ Usage:
   codex-bridge service install|status|logs|start|stop|uninstall [--tunnel-profile NAME] [--tunnel-client FILE]
                        [--key-file FILE] [--lines COUNT]
                                     keep tunnel-client running with this bridge as a per-user service
+  codex-bridge projects add ID DIR [--alias NAME]… | list [--json] | remove ID
+                                    edit the config's projects in place (comments and other keys kept)
   codex-bridge tasks [--all] [--json]
                                     the running bridge's tasks: id, project, state, age, what each is doing now
   codex-bridge watch [TASK]         follow tasks live, one line per message, command, file change, request, ending
@@ -122,6 +124,16 @@ more than 3 s to connect or 20 s for an answer. Exit status: 0 done, 1 refused b
 2 usage error, 3 no bridge reachable.`;
 
 const PERSON_COMMANDS: Record<string, string> = {
+  projects: `codex-bridge projects add ID DIR [--alias NAME]… | list [--json] | remove ID
+
+Edits the projects of the config file (CODEX_BRIDGE_CONFIG or <config dir>/codex-bridge/config.toml) in place:
+add writes a [projects.ID] table with DIR's real path (and its aliases) after the last project; remove cuts that
+table out. Comments, order and every other key stay as they are; the edit is written only when the bridge's own
+loader reads the result and finds nothing else changed, so what init and the loader refuse (a bad id, an id or
+alias in use, a missing directory, one outside allowed_roots) is refused here. list shows the projects as the bridge
+loads them (and any it would not load, with why); --json prints them as JSON. A running bridge keeps the projects it
+started with: restart it to use the change (the command says so when one runs). Exit status: 0 done, 1 refused,
+2 usage error.`,
   tasks: `codex-bridge tasks [--all] [--json]
 
 A table of the running bridge's tasks: TASK, PROJECT, STATE, AGE (since started) and NOW (what it is doing: the

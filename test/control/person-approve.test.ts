@@ -125,6 +125,11 @@ describe("codex-bridge approve beside a supervisor's codex_wait (real Codex)", (
       at = i;
     }
 
+    // A project added while it runs: the file changes, and the person is told the running bridge needs a restart.
+    const more = await personCli(setup.statePath, ["projects", "add", "more", setup.projectDir], { CODEX_BRIDGE_CONFIG: setup.configPath });
+    expect(more.code, more.stderr).toBe(0);
+    expect(more.stdout).toMatch(/A codex-bridge is running with the projects it read when it started: restart it/);
+
     // With the bridge gone, the commands say so plainly (and fast), and the ledger says who answered.
     expect((await t.stop()).exited).toBe(true);
     const gone = await personCli(setup.statePath, ["tasks"]);

@@ -17,10 +17,10 @@ function envFor(statePath: string): Record<string, string> {
   return env;
 }
 
-export function personCli(statePath: string, args: string[]): Promise<Run> {
+export function personCli(statePath: string, args: string[], extraEnv: Record<string, string> = {}): Promise<Run> {
   const run = bridgeCommand(args);
   return new Promise((resolve, reject) => {
-    const child = spawn(run.command, run.args, { cwd: PROJECT_ROOT, env: envFor(statePath), stdio: ["ignore", "pipe", "pipe"] });
+    const child = spawn(run.command, run.args, { cwd: PROJECT_ROOT, env: { ...envFor(statePath), ...extraEnv }, stdio: ["ignore", "pipe", "pipe"] });
     let stdout = "";
     let stderr = "";
     child.stdout.setEncoding("utf8").on("data", (c: string) => (stdout += c));
