@@ -144,4 +144,31 @@ describe("codex-bridge approve beside a supervisor's codex_wait (real Codex)", (
       store.close();
     }
   }, 240_000);
+
+  it("cancel from the terminal stops a running turn; tasks shows it thinking, then interrupted; watch TASK replays it whole", async () => {
+    const setup = await bridges.prepare({ approvalPolicy: "never" });
+    setup.provider.setResponder(() => ({ kind: "hang", partialText: "Thinking about it" }));
+    const t = await bridges.start(setup);
+    await t.initialize();
+    await t.request("tools/list", {});
+    const start = await callTool(t, "codex_start", { project_id: "demo", prompt: "think forever" });
+    const taskId = start.structured.task_id as string;
+    await poll(async () => (await personCli(setup.statePath, ["tasks"])).stdout.match(new RegExp(`${taskId}\\s+demo\\s+running\\s+\\S+\\s+thinking`)), {
+      timeoutMs: 60_000,
+      what: "tasks to show the task running",
+    });
+    const cancelled = await personCli(setup.statePath, ["cancel", taskId]);
+    expect(cancelled.code, cancelled.stderr).toBe(0);
+    expect(cancelled.stdout).toMatch(new RegExp(`^${taskId}: interrupted`));
+    const after = await personCli(setup.statePath, ["tasks", "--json"]);
+    expect(JSON.parse(after.stdout)).toContainEqual(expect.objectContaining({ task_id: taskId, state: "interrupted", doing: "interrupted_by_supervisor" }));
+
+    // A watch begun after the end prints the task's whole history first.
+    const replay = startWatch(setup.statePath, [taskId]);
+    watcher = replay;
+    await poll(() => replay.stdout().includes("turn interrupted"), { timeoutMs: 30_000, what: "the replayed end of the turn" });
+    const lines = (await replay.stop()).stdout.split("\n").filter(Boolean).map((l) => l.replace(/^\d\d:\d\d:\d\d /, ""));
+    watcher = null;
+    expect(lines).toEqual([`${taskId}  turn started`, `${taskId}  > think forever`, `${taskId}  turn interrupted`]);
+  }, 240_000);
 });

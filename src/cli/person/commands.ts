@@ -102,8 +102,8 @@ async function run(platform: Platform, cmd: PersonCommand, args: string[]): Prom
       const { positionals } = parse(args, {}, [1, 1]);
       const r = await once(await open(locate(platform), { cmd: "cancel", task_id: positionals[0]! }));
       if ("code" in r) return r.code;
-      const c = r.result as { task?: { id?: string; state?: string }; state?: string };
-      out(`${positionals[0]} cancelled: ${c.task?.state ?? c.state ?? "requested"}`);
+      const c = r.result as { task?: { state?: string }; note?: string };
+      out(`${positionals[0]}: ${c.task?.state ?? "cancel requested"}${c.note ? `. ${c.note}` : ""}`);
       return 0;
     }
   }
