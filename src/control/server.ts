@@ -11,6 +11,7 @@ import { ControlRequest, describeIssues, MAX_REQUEST_BYTES, type ControlReply } 
 // A client that connects and says nothing is let go; a busy bridge serves this many people's terminals at once.
 const REQUEST_WAIT_MS = 10_000;
 const MAX_CONNECTIONS = 32;
+const WATCH_BUFFER_BYTES = 4 * 1024 * 1024;
 
 export interface ControlServer {
   readonly path: string;
@@ -130,6 +131,11 @@ function answer(req: Exclude<ControlRequest, { cmd: "watch" }>, person: PersonSe
 
 function watch(taskId: string | undefined, socket: Socket, person: PersonService, stops: Set<() => void>): void {
   const send = (lines: { task_id: string; seq: number; at: string; text: string }[]) => {
+    // A watcher that stopped reading is let go rather than buffered for without end.
+    if (socket.writableLength > WATCH_BUFFER_BYTES) {
+      socket.destroy();
+      return;
+    }
     for (const l of lines) socket.write(line({ line: l }));
   };
   const following = person.follow(taskId, send);

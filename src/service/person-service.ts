@@ -7,13 +7,11 @@ import { SETTLED_STATES, type InteractionRow } from "../store/rows.ts";
 import type { Supervisor } from "../tasks/supervisor.ts";
 import { pendingRequests, taskLines, type PendingRequest, type TaskLine } from "../views/person.ts";
 import { requestView } from "../views/request-view.ts";
-import { watchLines, type WatchLine } from "../views/watch.ts";
+import { taskSeqs, watchLines, type WatchLine } from "../views/watch.ts";
 import { shown, shownAsync } from "./bridge-service.ts";
 
 export type { PendingRequest, TaskLine } from "../views/person.ts";
 export type { WatchLine } from "../views/watch.ts";
-
-const FOLLOW_ALL_LIMIT = 100_000;
 
 export interface Decision {
   request_id: string;
@@ -97,7 +95,7 @@ export class PersonService {
    * Reads happen after the intake's write, off its path.
    */
   follow(taskId: string | undefined, onLines: (lines: WatchLine[]) => void): Following {
-    const cursors = new Map<string, number>();
+    let cursors = new Map<string, number>();
     let initial: WatchLine[] = [];
     if (taskId !== undefined) {
       this.sup.sync(taskId);
@@ -106,7 +104,7 @@ export class PersonService {
       initial = shown(() => first.lines);
       cursors.set(taskId, first.last);
     } else {
-      for (const t of this.sup.repo.recentTasks(FOLLOW_ALL_LIMIT)) cursors.set(t.id, t.last_seq);
+      cursors = taskSeqs(this.sup);
     }
     const live = this.sup.repo.tasksInStates(["starting", "running", "waiting_for_approval", "waiting_for_tool"]).map((t) => t.id);
     const due = new Set<string>();

@@ -26,6 +26,12 @@ function oneLine(text: string): string {
   return lines.length > 1 ? `${first} (+${lines.length - 1} lines)` : first;
 }
 
+/** Every task's last stored seq (where a watch of every task begins), without reading the task rows. */
+export function taskSeqs(sup: Supervisor): Map<string, number> {
+  const rows = sup.repo.db.prepare(`SELECT id, last_seq FROM tasks`).all();
+  return new Map(rows.map((r) => [String(r.id), Number(r.last_seq)]));
+}
+
 /** The lines of a task's events after `afterSeq`, and the last seq read. */
 export function watchLines(sup: Supervisor, taskId: string, afterSeq: number): { lines: WatchLine[]; last: number } {
   const lines: WatchLine[] = [];
