@@ -1,7 +1,12 @@
 // The notifier's rules, over a real PersonService on an in-memory state with a scripted app-server connection:
 // content-free by default, text only with include_text and redacted even then, one event per request, rate-limited
 // with the count of what was held back, a failing sink logged once, and a stopping bridge with live work announced.
+import { chmodSync, readFileSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
+import { getPlatform } from "../../platform/index.ts";
+import { desktopSink } from "../../src/notify/sinks.ts";
+import { tempDir } from "../support/temp-dir.ts";
 import { resolveNotify, type NotifyInput } from "../../src/config/notify-schema.ts";
 import type { LogFields } from "../../src/log.ts";
 import type { NotifyEvent } from "../../src/notify/event.ts";
@@ -83,5 +88,31 @@ describe("the notifier", () => {
     await poll(() => sink.got.length === 1, { timeoutMs: 10_000, what: "the request event" });
     await s.n.stopping(1_000);
     expect(sink.got[1]).toMatchObject({ event: "bridge_stopping", live_tasks: [TASK], pending_requests: 1 });
+  });
+});
+
+describe("the desktop sink", () => {
+  it("uses notify-send where it is on PATH, with the content-free title and message", async () => {
+    const dir = tempDir("notify-desktop-");
+    const record = join(dir, "args.txt");
+    const fake = join(dir, "notify-send");
+    writeFileSync(fake, `#!/bin/sh\nprintf '%s\\n' "$@" > ${JSON.stringify(record)}\n`);
+    chmodSync(fake, 0o755);
+    const path = process.env.PATH;
+    process.env.PATH = `${dir}:${path ?? ""}`;
+    try {
+      const sink = desktopSink(await getPlatform(), "linux");
+      expect(sink?.name).toBe("desktop");
+      await sink!.deliver({ v: 1, event: "task_ended", at: "2026-01-01T00:00:00Z", title: "codex-bridge: t_0000000001 completed", message: "task t_0000000001 in project demo completed" });
+      expect(readFileSync(record, "utf8")).toBe("--app-name=codex-bridge\ncodex-bridge: t_0000000001 completed\ntask t_0000000001 in project demo completed\n");
+    } finally {
+      process.env.PATH = path;
+    }
+    process.env.PATH = "/nonexistent";
+    try {
+      expect(desktopSink(await getPlatform(), "linux")).toBeNull();
+    } finally {
+      process.env.PATH = path;
+    }
   });
 });
