@@ -8,7 +8,7 @@ import { openControlServer } from "../control/server.ts";
 import type { EventLog } from "../log.ts";
 import { Notifier } from "../notify/notifier.ts";
 import { commandSink, desktopSink, webhookSink, type Sink } from "../notify/sinks.ts";
-import type { PersonService } from "../service/person-service.ts";
+import type { PersonService } from "../service/person.ts";
 
 // A stopping bridge gives its last notification this long (it must exit within a second in all).
 const STOP_NOTICE_MS = 250;

@@ -4,7 +4,7 @@
 import { chmodSync, rmSync } from "node:fs";
 import { createServer, type Server, type Socket } from "node:net";
 import type { EventLog } from "../log.ts";
-import type { PersonService } from "../service/person-service.ts";
+import type { PersonService } from "../service/person.ts";
 import { ensurePrivateDir, type ControlEndpoint } from "./endpoint.ts";
 import { ControlRequest, describeIssues, MAX_REQUEST_BYTES, type ControlReply } from "./protocol.ts";
 

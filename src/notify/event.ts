@@ -2,7 +2,7 @@
 // title and message made only of those (so a phone's lock screen shows nothing of the work). With include_text, the
 // command, directory, reason, prompt and answer are added, redacted and cut short. Redacted always, whatever it holds.
 import { redactValue } from "../policy/redact.ts";
-import type { TaskNotice } from "../service/person-service.ts";
+import type { TaskNotice } from "../service/person.ts";
 
 const TEXT_CHARS = 500;
 

@@ -4,7 +4,7 @@
 // and no other sink. Rate-limited; each sink's failure is logged once (until it works again).
 import type { NotifySettings } from "../config/notify-schema.ts";
 import type { EventLog } from "../log.ts";
-import type { TaskNotice } from "../service/person-service.ts";
+import type { TaskNotice } from "../service/person.ts";
 import { endEvent, requestEvent, stoppingEvent, type NotifyEvent } from "./event.ts";
 import type { Sink } from "./sinks.ts";
 

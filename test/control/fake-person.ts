@@ -5,12 +5,12 @@ import type { AppServerClient } from "../../src/codex/client.ts";
 import { builtinProfile } from "../../src/config/schema.ts";
 import { redactor } from "../../src/policy/redact.ts";
 import type { CodexRuntime } from "../../src/runtime/app-server.ts";
-import { RuntimePool } from "../../src/runtime/runtime-pool.ts";
-import { PersonService } from "../../src/service/person-service.ts";
+import { RuntimePool } from "../../src/runtime/pool.ts";
+import { PersonService } from "../../src/service/person.ts";
 import { MIGRATIONS } from "../../src/store/migrations.ts";
 import { openStateDatabase, type OpenedStore } from "../../src/store/open.ts";
 import { Repo } from "../../src/store/repo.ts";
-import { Supervisor } from "../../src/tasks/supervisor.ts";
+import { TaskDomain } from "../../src/tasks/domain.ts";
 import { fakeClient, type FakeClient } from "../support/fake-codex-client.ts";
 
 export const TASK = "t_00000000ab";
@@ -20,7 +20,7 @@ export const ROOT = "/tmp/person-project";
 export interface FakePerson {
   store: OpenedStore;
   repo: Repo;
-  sup: Supervisor;
+  sup: TaskDomain;
   codex: FakeClient;
   person: PersonService;
   /** Codex asks to run `command`; returns the request id the bridge gave it. */
@@ -34,7 +34,7 @@ export async function fakePerson(approvals: "supervisor" | "person" | "either" =
   const codex = fakeClient("conn-person");
   const runtime = { current: codex, loadedThreads: new Set<string>() };
   const runtimes = new RuntimePool({ profiles: {}, env: {}, userHome: "/home/nobody", make: () => runtime as unknown as CodexRuntime });
-  const sup = new Supervisor(repo, runtimes, {
+  const sup = new TaskDomain(repo, runtimes, {
     projects: { demo: { id: "demo", cwd: ROOT } },
     profiles: { default: { ...builtinProfile("default"), approvals } },
     relay: { enabled: true, max_result_bytes: 4096 },

@@ -3,7 +3,7 @@
 // printed), 2 usage error, 3 no bridge running (or its endpoint unreachable).
 import { parseArgs, type ParseArgsConfig } from "node:util";
 import type { Platform } from "../../../platform/types.ts";
-import type { PendingRequest, TaskLine } from "../../service/person-service.ts";
+import type { PendingRequest, TaskLine } from "../../service/person.ts";
 import { commandHelp } from "../help.ts";
 import { ControlUnavailable, locate, open, type Connection } from "./client.ts";
 import { pendingText, taskTable, watchLine } from "./format.ts";

@@ -1,6 +1,6 @@
 // How the person commands print what the bridge answers: a table of tasks, every pending request in full, one line per
 // watched event. Plain text a terminal and a script can both read; --json prints the bridge's answer as it came.
-import type { PendingRequest, TaskLine } from "../../service/person-service.ts";
+import type { PendingRequest, TaskLine } from "../../service/person.ts";
 import type { WatchLineMessage } from "../../control/protocol.ts";
 
 export function ageText(s: number): string {

@@ -4,11 +4,11 @@
 import { BridgeError } from "../bridge-error.ts";
 import type { RespondInput } from "../policy/decisions.ts";
 import { SETTLED_STATES, type InteractionRow } from "../store/rows.ts";
-import type { Supervisor } from "../tasks/supervisor.ts";
+import type { TaskDomain } from "../tasks/domain.ts";
 import { pendingRequests, taskLines, type PendingRequest, type TaskLine } from "../views/person.ts";
 import { requestView } from "../views/request-view.ts";
 import { taskSeqs, watchLines, type WatchLine } from "../views/watch.ts";
-import { shown, shownAsync } from "./bridge-service.ts";
+import { shown, shownAsync } from "./bridge.ts";
 
 export type { PendingRequest, TaskLine } from "../views/person.ts";
 export type { WatchLine } from "../views/watch.ts";
@@ -53,14 +53,14 @@ export interface TaskNotice {
 }
 
 export class PersonService {
-  constructor(private readonly sup: Supervisor) {}
+  constructor(private readonly domain: TaskDomain) {}
 
   tasks(all: boolean): TaskLine[] {
-    return shown(() => taskLines(this.sup, all));
+    return shown(() => taskLines(this.domain, all));
   }
 
   pending(): PendingRequest[] {
-    return shown(() => pendingRequests(this.sup));
+    return shown(() => pendingRequests(this.domain));
   }
 
   /** approve / decline, in the words the request's kind needs (--for-session where Codex offers it). */
@@ -87,7 +87,7 @@ export class PersonService {
   }
 
   cancel(taskId: string) {
-    return shownAsync(() => this.sup.cancel({ task_id: taskId, reason: "cancelled by the person at the machine" }));
+    return shownAsync(() => this.domain.cancel({ task_id: taskId, reason: "cancelled by the person at the machine" }));
   }
 
   /**
@@ -98,15 +98,15 @@ export class PersonService {
     let cursors = new Map<string, number>();
     let initial: WatchLine[] = [];
     if (taskId !== undefined) {
-      this.sup.sync(taskId);
-      this.sup.task(taskId);
-      const first = watchLines(this.sup, taskId, 0);
+      this.domain.sync(taskId);
+      this.domain.task(taskId);
+      const first = watchLines(this.domain, taskId, 0);
       initial = shown(() => first.lines);
       cursors.set(taskId, first.last);
     } else {
-      cursors = taskSeqs(this.sup);
+      cursors = taskSeqs(this.domain);
     }
-    const live = this.sup.repo.tasksInStates(["starting", "running", "waiting_for_approval", "waiting_for_tool"]).map((t) => t.id);
+    const live = this.domain.repo.tasksInStates(["starting", "running", "waiting_for_approval", "waiting_for_tool"]).map((t) => t.id);
     const due = new Set<string>();
     let scheduled = false;
     let stopped = false;
@@ -115,14 +115,14 @@ export class PersonService {
       if (stopped) return;
       const out: WatchLine[] = [];
       for (const id of due) {
-        const r = watchLines(this.sup, id, cursors.get(id) ?? 0);
+        const r = watchLines(this.domain, id, cursors.get(id) ?? 0);
         cursors.set(id, r.last);
         out.push(...r.lines);
       }
       due.clear();
       if (out.length) onLines(shown(() => out));
     };
-    const off = this.sup.followAll((id) => {
+    const off = this.domain.followAll((id) => {
       if (taskId !== undefined && id !== taskId) return;
       due.add(id);
       if (!scheduled) {
@@ -142,20 +142,20 @@ export class PersonService {
 
   /** fn(taskId) after anything of a task was stored (the notifier's trigger); it must not block. */
   onChange(fn: (taskId: string) => void): () => void {
-    return this.sup.followAll(fn);
+    return this.domain.followAll(fn);
   }
 
   notice(taskId: string): TaskNotice | undefined {
     return shown(() => {
-      const t = this.sup.repo.task(taskId);
+      const t = this.domain.repo.task(taskId);
       if (!t) return undefined;
       let approvals = "supervisor";
       try {
-        approvals = this.sup.profile(t.profile_id).approvals;
+        approvals = this.domain.profile(t.profile_id).approvals;
       } catch {
         // a profile removed from the config: nobody but the supervisor is known to decide
       }
-      const awaiting = approvals === "supervisor" ? [] : this.sup.repo.interactions(t.id, ["pending"]).filter((i) => i.kind !== "tool").map((i) => {
+      const awaiting = approvals === "supervisor" ? [] : this.domain.repo.interactions(t.id, ["pending"]).filter((i) => i.kind !== "tool").map((i) => {
         const v = requestView(i);
         return { request_id: i.id, kind: i.kind, ...(v.command ? { command: v.command } : {}), ...(v.cwd ? { cwd: v.cwd } : {}), ...(v.reason ? { reason: v.reason } : {}) };
       });
@@ -176,14 +176,14 @@ export class PersonService {
 
   /** Tasks still running and requests still open: what a stopping bridge leaves behind. */
   liveWork(): { tasks: string[]; pending: number } {
-    const tasks = this.sup.repo.tasksInStates(["starting", "running", "waiting_for_approval", "waiting_for_tool"]).map((t) => t.id);
-    return { tasks, pending: this.sup.repo.interactionsInStates(["pending"]).length };
+    const tasks = this.domain.repo.tasksInStates(["starting", "running", "waiting_for_approval", "waiting_for_tool"]).map((t) => t.id);
+    return { tasks, pending: this.domain.repo.interactionsInStates(["pending"]).length };
   }
 
   private request(requestId: string): InteractionRow {
-    const i = this.sup.repo.interaction(requestId);
+    const i = this.domain.repo.interaction(requestId);
     if (!i) {
-      const open = this.sup.repo.interactionsInStates(["pending"]).map((p) => p.id);
+      const open = this.domain.repo.interactionsInStates(["pending"]).map((p) => p.id);
       throw new BridgeError(`request "${requestId}" is unknown; pending: ${open.join(", ") || "none"} (codex-bridge pending shows them)`, "request_id");
     }
     if (i.kind === "tool") throw new BridgeError(`${i.id} is a bridge_web_tool call: the supervisor answers it with codex_submit_tool_result`, "request_id");
@@ -191,7 +191,7 @@ export class PersonService {
   }
 
   private async answer(i: InteractionRow, how: Omit<RespondInput, "task_id" | "request_id">): Promise<AnswerResult> {
-    const r = await this.sup.respond({ task_id: i.task_id, request_id: i.id, ...how }, "person_at_machine");
+    const r = await this.domain.respond({ task_id: i.task_id, request_id: i.id, ...how }, "person_at_machine");
     return { request_id: i.id, task_id: i.task_id, action: how.action, state: r.interaction.state, answered_by: r.interaction.answered_by ?? "person_at_machine", repeated: r.repeated };
   }
 }
