@@ -5,6 +5,7 @@ import { chmodSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { getPlatform } from "../../platform/index.ts";
+import type { AppServerClient } from "../../src/codex/client.ts";
 import { desktopSink } from "../../src/notify/sinks.ts";
 import { tempDir } from "../support/temp-dir.ts";
 import { resolveNotify, type NotifyInput } from "../../src/config/notify-schema.ts";
@@ -88,6 +89,19 @@ describe("the notifier", () => {
     await poll(() => sink.got.length === 1, { timeoutMs: 10_000, what: "the request event" });
     await s.n.stopping(1_000);
     expect(sink.got[1]).toMatchObject({ event: "bridge_stopping", live_tasks: [TASK], pending_requests: 1 });
+  });
+});
+
+describe("a lost task", () => {
+  it("is told when its app-server exits mid-turn: task_ended, state connection_lost, titled as lost", async () => {
+    const sink = recorder();
+    const s = await setup({}, [sink]);
+    s.fake.ask(1);
+    await poll(() => sink.got.length === 1, { timeoutMs: 10_000, what: "the request event" });
+    s.fake.codex.exit = { code: 1, signal: null };
+    s.fake.sup.onExit(s.fake.codex as unknown as AppServerClient);
+    await poll(() => sink.got.length === 2, { timeoutMs: 10_000, what: "the lost task's event" });
+    expect(sink.got[1]).toMatchObject({ event: "task_ended", task_id: TASK, state: "connection_lost", title: `codex-bridge: ${TASK} was lost` });
   });
 });
 
