@@ -29,7 +29,7 @@ export interface Bridge {
   service: BridgeService;
   /** The person at the machine's surface (the control endpoint's commands). */
   person: PersonService;
-  /** Run first by close(), in order: the control endpoint and the notifier say goodbye while the tasks are still known. */
+  /** Run by close() beside the app-server's stop, before the state closes: the notifier and the control endpoint say goodbye. */
   beforeClose: (() => Promise<void>)[];
   codexBin: string | null;
   codexError?: string;
@@ -120,8 +120,8 @@ export async function assembleBridge(platform: Platform, opts: AssembleOptions, 
     codexError: codex.error,
     health,
     async close() {
-      for (const hook of beforeClose.splice(0)) await hook().catch(() => {});
-      await runtimes.stop(300);
+      // Side by side: a last notification gets the app-server's stop time too (a stopping bridge has under a second).
+      await Promise.all([...beforeClose.splice(0).map((hook) => hook().catch(() => {})), runtimes.stop(300)]);
       store.close();
     },
   };

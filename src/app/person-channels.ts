@@ -10,8 +10,8 @@ import { Notifier } from "../notify/notifier.ts";
 import { commandSink, desktopSink, webhookSink, type Sink } from "../notify/sinks.ts";
 import type { PersonService } from "../service/person.ts";
 
-// A stopping bridge gives its last notification this long (it must exit within a second in all).
-const STOP_NOTICE_MS = 250;
+// A stopping bridge gives its last notification this long, beside stopping the app-server (it exits within a second).
+const STOP_NOTICE_MS = 600;
 
 export interface PersonChannelsInput {
   platform: Platform;

@@ -114,12 +114,18 @@ export class PersonService {
       scheduled = false;
       if (stopped) return;
       const out: WatchLine[] = [];
-      for (const id of due) {
-        const r = watchLines(this.domain, id, cursors.get(id) ?? 0);
-        cursors.set(id, r.last);
-        out.push(...r.lines);
+      try {
+        for (const id of due) {
+          const r = watchLines(this.domain, id, cursors.get(id) ?? 0);
+          cursors.set(id, r.last);
+          out.push(...r.lines);
+        }
+      } catch {
+        // The state closed under a stopping bridge: the watcher is told goodbye by the endpoint, not by a crash.
+        return;
+      } finally {
+        due.clear();
       }
-      due.clear();
       if (out.length) onLines(shown(() => out));
     };
     const off = this.domain.followAll((id) => {

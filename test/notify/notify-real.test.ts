@@ -165,4 +165,23 @@ describe("[notify] from a real bridge", () => {
     expect(held.writableEnded).toBe(false);
     expect(hook.bodies[0]).toMatchObject({ event: "request_pending", request_id: requestId });
   }, 240_000);
+
+  it("a bridge stopped (stdin closed, as the tunnel does) with a turn running says so: bridge_stopping with the task", async () => {
+    hook = await loopbackHook(false);
+    const cmd = commandNotifier();
+    const setup = await bridges.prepare({ approvalPolicy: "never", extraConfig: `\n[notify]\ncommand = ${JSON.stringify(cmd.argv)}\nurl = ${JSON.stringify(hook.url)}\n` });
+    setup.provider.setResponder(() => ({ kind: "hang" }));
+    const t = await bridges.start(setup);
+    await t.initialize();
+    const start = await callTool(t, "codex_start", { project_id: "demo", prompt: "think forever" });
+    const taskId = start.structured.task_id as string;
+    await poll(async () => (await callTool(t, "codex_status", { task_id: taskId })).structured.state === "running", { timeoutMs: 60_000, what: "the turn to run" });
+    expect((await t.stop()).exited).toBe(true);
+    const stopping = (list: Record<string, any>[]) => list.find((e) => e.event === "bridge_stopping");
+    // The webhook is answered by this process; the command notifier outlives the bridge and writes its file.
+    const viaHook = await poll(() => stopping(hook!.bodies), { timeoutMs: 30_000, what: "bridge_stopping at the webhook" });
+    expect(viaHook).toMatchObject({ v: 1, event: "bridge_stopping", live_tasks: [taskId] });
+    const viaCommand = await poll(() => stopping(cmd.events()), { timeoutMs: 30_000, what: "bridge_stopping at the command" });
+    expect(viaCommand).toMatchObject({ live_tasks: [taskId] });
+  }, 240_000);
 });
