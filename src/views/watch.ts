@@ -83,6 +83,8 @@ function lineOf(domain: TaskDomain, e: EventRow, root: string | undefined): stri
     }
     case "turn_completed":
       return `turn ${str(d.status) || "ended"}${str(d.error) ? `: ${oneLine(str(d.error))}` : ""}`;
+    case "cancel_requested":
+      return `cancel requested: ${oneLine(str(d.reason))}`;
     case "connection_lost":
       return `connection lost: ${oneLine(str(d.detail))}`;
     case "error":

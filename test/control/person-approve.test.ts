@@ -169,6 +169,6 @@ describe("codex-bridge approve beside a supervisor's codex_wait (real Codex)", (
     await poll(() => replay.stdout().includes("turn interrupted"), { timeoutMs: 30_000, what: "the replayed end of the turn" });
     const lines = (await replay.stop()).stdout.split("\n").filter(Boolean).map((l) => l.replace(/^\d\d:\d\d:\d\d /, ""));
     watcher = null;
-    expect(lines).toEqual([`${taskId}  turn started`, `${taskId}  > think forever`, `${taskId}  turn interrupted`]);
+    expect(lines).toEqual([`${taskId}  turn started`, `${taskId}  > think forever`, `${taskId}  cancel requested: cancelled by the person at the machine`, `${taskId}  turn interrupted`]);
   }, 240_000);
 });
