@@ -55,6 +55,24 @@ function asNobody(path: string): { ran: boolean; said: string; why: string } {
   return { ran: r.status === 0, said: (r.stdout ?? "").trim(), why: `${r.error?.message ?? ""}${r.stderr ?? ""}`.trim() };
 }
 
+describe("where the endpoint is", () => {
+  it("beside the database; in a per-user temp directory when that path is too long for a socket; a pipe on Windows", () => {
+    expect(controlEndpoint("/home/me/.local/share/codex-bridge/state.sqlite3", "linux")).toEqual({
+      path: "/home/me/.local/share/codex-bridge/state.sqlite3.control/socket",
+      dir: "/home/me/.local/share/codex-bridge/state.sqlite3.control",
+    });
+    const deep = `/home/me/${"nested-directory/".repeat(8)}state.sqlite3`;
+    const long = controlEndpoint(deep, "linux");
+    expect(Buffer.byteLength(long.path)).toBeLessThanOrEqual(100);
+    expect(long.dir).toMatch(/codex-bridge-control-[^/]+$/);
+    expect(controlEndpoint(deep, "linux")).toEqual(long);
+    expect(controlEndpoint(`${deep}x`, "linux").path).not.toBe(long.path);
+    const pipe = controlEndpoint("C:\\Users\\me\\AppData\\Local\\codex-bridge\\state.sqlite3", "win32");
+    expect(pipe.dir).toBeUndefined();
+    expect(pipe.path).toMatch(/^\\\\\.\\pipe\\codex-bridge-[^\\]+-[0-9a-f]{16}$/);
+  });
+});
+
 describe("the control endpoint", () => {
   it("is a socket 0600 in a 0700 directory beside the state database, and answers its owner", async () => {
     const db = openParent();
