@@ -2,6 +2,7 @@
 // so an error message can name the key the user has to fix.
 import { z } from "zod";
 import { DEFAULT_SENSITIVE_PATHS as BUILTIN_SENSITIVE_PATHS } from "../artifacts/sensitive-paths.ts";
+import { notifyInputSchema, type NotifySettings } from "./notify-schema.ts";
 
 export const MIB = 1024 * 1024;
 export const DEFAULT_MAX_ARTIFACT_BYTES = 32 * MIB;
@@ -96,6 +97,7 @@ export const configInputSchema = z.strictObject({
   profiles: table(profileInputSchema).optional(),
   relay: relayInputSchema.optional(),
   codex: codexInputSchema.optional(),
+  notify: notifyInputSchema.optional(),
 });
 
 /** Keys accepted in each kind of table, used to say what is allowed when a key is unknown. */
@@ -105,6 +107,7 @@ export const ALLOWED_KEYS = {
   profile: Object.keys(profileInputSchema.shape),
   relay: Object.keys(relayInputSchema.shape),
   codex: Object.keys(codexInputSchema.shape),
+  notify: Object.keys(notifyInputSchema.shape),
 } as const;
 
 export type ConfigInput = z.infer<typeof configInputSchema>;
@@ -155,6 +158,7 @@ export const bridgeConfigSchema = z.object({
   profiles: z.record(z.string(), profileSchema),
   relay: z.object({ enabled: z.boolean(), max_result_bytes: z.number().int() }),
   codex: z.object({ bin: z.string().optional() }),
+  notify: z.custom<NotifySettings>(),
 });
 
 export type Profile = z.infer<typeof profileSchema>;

@@ -178,7 +178,7 @@ export class BridgeService {
 
 // Everything the service hands out is redacted, whatever its source: stored rows (already redacted on write), live
 // app-server data (thread previews, the stderr tail of a dead app-server), and error messages that echo an input.
-function shown<T>(fn: () => T): T {
+export function shown<T>(fn: () => T): T {
   try {
     return redactValue(fn()) as T;
   } catch (err) {
@@ -186,7 +186,7 @@ function shown<T>(fn: () => T): T {
   }
 }
 
-async function shownAsync<T>(fn: () => Promise<T>): Promise<T> {
+export async function shownAsync<T>(fn: () => Promise<T>): Promise<T> {
   try {
     return redactValue(await fn()) as T;
   } catch (err) {

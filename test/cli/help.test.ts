@@ -5,7 +5,7 @@ import { beforeAll, describe, expect, it } from "vitest";
 import { tempDir } from "../support/temp-dir.ts";
 import { runCli } from "./run-cli.ts";
 
-const COMMANDS = ["serve", "doctor", "init", "login", "logout", "service", "demo", "relay-fixture"] as const;
+const COMMANDS = ["serve", "doctor", "init", "login", "logout", "service", "projects", "tasks", "watch", "pending", "approve", "decline", "answer", "cancel", "demo", "relay-fixture"] as const;
 const BOGUS = "--no-such-option";
 
 let dir: string;
