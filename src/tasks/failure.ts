@@ -70,6 +70,7 @@ const DROPPED_RE = /stream (disconnected|closed)|connection (reset|closed)|unexp
 // Codex 0.147.0 to 0.155.1 give no structured status for a rejected request: only "unexpected status 401 …" or
 // "last status: 429 …" in the message.
 const STATUS_IN_TEXT_RE = /\b(?:unexpected status|last status:?|status code:?|http status:?)\s*([1-5]\d\d)\b/i;
+const NOT_SENT_RE = /error sending request for url/i;
 const NO_LOGIN_RE = /missing environment variable|not logged in|login required|no (auth|credentials)|OPENAI_API_KEY/i;
 
 const isHttpVariant = (v: string | undefined): boolean => (CODEX_ERROR_HTTP_VARIANTS as readonly string[]).includes(v ?? "");
@@ -100,6 +101,8 @@ export function classifyTurnError(message: string, info: unknown, details?: stri
       return failure(CONNECT_RE.test(text) ? "provider_unreachable" : "provider_error");
     }
   }
+  // Codex 0.147 gives up on a refused connection with "stream disconnected …: error sending request for url" and "other".
+  if (NOT_SENT_RE.test(text)) return failure("provider_unreachable");
   const said = STATUS_IN_TEXT_RE.exec(text);
   if (said) return failure(byStatus(Number(said[1]), text));
   if (NO_LOGIN_RE.test(text)) return failure("auth_required");

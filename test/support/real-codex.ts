@@ -28,9 +28,12 @@ export interface PrepareRealCodexOptions {
   sandboxMode?: IsolatedSandboxMode;
 }
 
-/** The bundled native codex, or a thrown error that says how to get it. */
+/**
+ * The bundled native codex, or a thrown error that says how to get it. CODEX_BRIDGE_TEST_CODEX replaces it: CI runs
+ * the core flows once more against the oldest supported Codex that way.
+ */
 export function bundledCodexBin(): string {
-  const bin = findBundledCodex(PROJECT_ROOT);
+  const bin = process.env.CODEX_BRIDGE_TEST_CODEX || findBundledCodex(PROJECT_ROOT);
   if (!bin) throw new Error("the @openai/codex dev-dependency's native binary is missing for this machine: run npm ci");
   return bin;
 }
