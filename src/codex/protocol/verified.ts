@@ -3,7 +3,7 @@
 // runs the core flows against both ends, from npm). A version inside the range is trusted as is; a newer one gets the
 // start-up protocol check and is reported as unverified; an older one is refused.
 import { VERIFIED_0_171_0 } from "./verified-0.171.0.ts";
-import type { VerifiedProtocol } from "./surface.ts";
+import type { VerifiedProtocol } from "./reliance.ts";
 
 export const VERIFIED_PROTOCOLS: readonly VerifiedProtocol[] = [VERIFIED_0_171_0];
 export const VERIFIED_CODEX_VERSIONS: readonly string[] = VERIFIED_PROTOCOLS.map((v) => v.version);
