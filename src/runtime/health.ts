@@ -90,7 +90,7 @@ export async function collectHealth(h: HealthInputs): Promise<HealthReport> {
   let relayDisabled: string | undefined;
   let probe: HomeProbe | null = null;
   if (!h.codexBin) {
-    checks.push({ name: "codex", ok: false, detail: h.codexError ?? "Codex not found: install @openai/codex or set CODEX_BIN" });
+    checks.push({ name: "codex", ok: false, detail: `${h.codexError ?? "Codex not found: install @openai/codex or set CODEX_BIN"} (supported: Codex ${SUPPORTED_RANGE})` });
   } else if (h.runtime) {
     try {
       const client = await h.runtime.ensure();
