@@ -84,7 +84,7 @@ Keeps tunnel-client running as a per-user service, with this bridge as its stdio
 Linux, a launchd agent on macOS, a Task Scheduler task (started at logon) on Windows. Every path in it is absolute,
 it is restarted whenever it ends (tunnel-client ends with status 0 when the bridge does), and its output is appended
 to a log in your log directory (~/.local/state/codex-bridge, ~/Library/Logs/codex-bridge or
-%LOCALAPPDATA%\codex-bridge\logs).
+%LOCALAPPDATA%\\codex-bridge\\logs).
   install    write the definition and start it (again, when it was installed already)
   status     whether the service is installed and running, and whether the tunnel-client process runs
   logs       the last --lines COUNT lines of its log (default 50)

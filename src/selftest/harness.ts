@@ -44,12 +44,15 @@ export interface Harness {
   close(): Promise<void>;
 }
 
+/** No Codex executable could be found: the one failure where installing or pointing at Codex is the way out. */
+export class CodexNotFoundError extends Error {}
+
 export function findCodexForHarness(env: Record<string, string | undefined>): string {
   const r = locateCodex({ env, platform: hostPlatform() });
   if (!("error" in r)) return r.path;
   const bundled = findBundledCodex(process.cwd());
   if (bundled) return bundled;
-  throw new Error(`${r.error}`);
+  throw new CodexNotFoundError(r.error);
 }
 
 async function git(platform: Platform, cwd: string, args: string[]): Promise<void> {
