@@ -100,7 +100,7 @@ export async function assembleBridge(platform: Platform, opts: AssembleOptions, 
     maxArtifactBytes: c.max_artifact_bytes,
     inlineArtifactBytes: c.inline_artifact_bytes,
     sensitivePaths: c.sensitive_paths,
-  });
+  }, opts.log);
   return {
     platform,
     config,

@@ -10,6 +10,8 @@ import { deliveryHooksFor, isAttached } from "./delivery.ts";
 import { MUTATING, ok, READ_ONLY, type ToolExtra, wrap } from "./tool-result.ts";
 import { REQUEST_ID, TASK_ID, inputOf, listed, outputOf } from "./listing.ts";
 import { TASK_CARD_META } from "./card/card-html.ts";
+import { withCardKeys } from "./view-host.ts";
+import type { RegisteredTool } from "@modelcontextprotocol/sdk/server/mcp.js";
 
 const taskId = z.string().regex(TASK_ID, "a task id like t_0123456789 from codex_start or codex_status");
 const requestId = z.string().regex(REQUEST_ID, "a request id like r_0123456789 from codex_wait");
@@ -21,8 +23,10 @@ const requestOut = outputOf({ request_id: z.string().optional(), state: z.string
 
 export function registerTaskTools(server: McpServer, service: BridgeService, hold?: WaitHold): void {
   const connectionKey = (extra: ToolExtra) => extra.sessionId ?? "stdio";
+  // The tools that open the task card also carry its key, in _meta, to clients that show views.
+  const carded = (tool: RegisteredTool) => withCardKeys(server, tool, (id) => service.cardKey(id));
 
-  listed(server.registerTool(
+  carded(listed(server.registerTool(
     "codex_start",
     {
       title: "Start a Codex task",
@@ -43,9 +47,9 @@ export function registerTaskTools(server: McpServer, service: BridgeService, hol
       const t = await service.start(args, connectionKey(extra));
       return ok(`${t.id} ${t.state} · project ${t.project_id}${t.unknown ? ` · UNKNOWN: ${t.unknown.method}` : ""}${t.failure ? `\n${failureText(t.failure)}` : ""}${!t.relay && t.thread_id ? `\n${NO_RELAY_NOTE}` : ""}\nnext: ${t.failure ? "codex_status" : `codex_wait ${t.id}`}`, taskView(t));
     }),
-  ));
+  )));
 
-  listed(server.registerTool(
+  carded(listed(server.registerTool(
     "codex_wait",
     {
       title: "Wait for task progress",
@@ -80,9 +84,9 @@ export function registerTaskTools(server: McpServer, service: BridgeService, hol
       });
       return ok(renderWait(answer), waitStructured(answer));
     }),
-  ));
+  )));
 
-  listed(server.registerTool(
+  carded(listed(server.registerTool(
     "codex_status",
     {
       title: "Task status",
@@ -106,7 +110,7 @@ export function registerTaskTools(server: McpServer, service: BridgeService, hol
       const text = tasks.length ? tasks.map(taskLine).join("\n") : "no tasks yet; start one with codex_start";
       return ok(text, { tasks: tasks.map(taskView) });
     }),
-  ));
+  )));
 
   listed(server.registerTool(
     "codex_send",
@@ -175,7 +179,7 @@ export function registerTaskTools(server: McpServer, service: BridgeService, hol
     }),
   ));
 
-  listed(server.registerTool(
+  carded(listed(server.registerTool(
     "codex_result",
     {
       title: "Task result with evidence",
@@ -196,7 +200,7 @@ export function registerTaskTools(server: McpServer, service: BridgeService, hol
       const noRelay = !t.relay && t.thread_id ? { text: `\n${NO_RELAY_NOTE}`, view: { relay: false } } : { text: "", view: {} };
       return ok(renderResultText(result) + noRelay.text, { ...(result as unknown as Record<string, unknown>), ...noRelay.view });
     }),
-  ));
+  )));
 
   listed(server.registerTool(
     "codex_inspect",

@@ -6,6 +6,12 @@ import type { ProfileSpec } from "../config/settings.ts";
 export type Answerer = "supervisor" | "person";
 export type ApprovalsSetting = ProfileSpec["approvals"];
 
+/**
+ * The ledger's `answered_by`, naming only what was proven: "supervisor" is an answer through codex_respond (the
+ * model's tool); "person on the task card" is one that came with the task card's key (see tasks/card-keys.ts).
+ */
+export const ANSWERED_BY: Record<Answerer, string> = { supervisor: "supervisor", person: "person on the task card" };
+
 /** True when the model must leave approvals to the person (it may still answer bridge_web_tool calls). */
 export function personDecides(setting: ApprovalsSetting): boolean {
   return setting === "person";
