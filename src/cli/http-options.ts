@@ -20,12 +20,9 @@ export interface HttpOptions {
   sessionIdleMs?: number;
   /** Live sessions at most (--max-sessions). Default DEFAULT_MAX_SESSIONS. */
   maxSessions?: number;
-  /** How long one codex_wait holds, and its default (--max-wait-seconds). Default DEFAULT_HTTP_WAIT_SECONDS. */
+  /** How long one codex_wait holds, and its default (--max-wait-seconds). Default: the config's max_wait_seconds. */
   maxWaitSeconds?: number;
 }
-
-/** Under ChatGPT's ~60 s tool-call limit; HTTP requests are not serialized, so a wait may hold this long. */
-export const DEFAULT_HTTP_WAIT_SECONDS = 55;
 
 export class HttpArgError extends Error {}
 

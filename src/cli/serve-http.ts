@@ -12,7 +12,7 @@ import { StreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/
 import { isInitializeRequest } from "@modelcontextprotocol/sdk/types.js";
 import type { Platform } from "../../platform/types.ts";
 import { BUILD_INFO } from "../build-info.ts";
-import { allowedHostHeaders, checkRequest, DEFAULT_HTTP_WAIT_SECONDS, digest, HttpArgError, isLoopbackAddress, MCP_PATH, parseHttpArgs, readTokenFile, type HttpOptions } from "./http-options.ts";
+import { allowedHostHeaders, checkRequest, digest, HttpArgError, isLoopbackAddress, MCP_PATH, parseHttpArgs, readTokenFile, type HttpOptions } from "./http-options.ts";
 import { assembleForServe, mcpServerFor, type Bridge } from "../app/assemble.ts";
 import { silentLog, type EventLog, type Logger } from "../log.ts";
 const MAX_BODY_BYTES = 4 * 1024 * 1024;
@@ -80,7 +80,9 @@ export async function startHttpServer(
   const limits = { idleMs: opts.sessionIdleMs ?? DEFAULT_SESSION_IDLE_MS, maxSessions: opts.maxSessions ?? DEFAULT_MAX_SESSIONS };
   const sessions = new SessionRegistry<Session>(limits);
   const tokenDigest = opts.token ? digest(opts.token) : null;
-  const waitSeconds = opts.maxWaitSeconds ?? DEFAULT_HTTP_WAIT_SECONDS;
+  // The flag, else the config's max_wait_seconds (55 s unless raised): HTTP calls are not serialized, so a wait may
+  // hold the whole limit.
+  const waitSeconds = opts.maxWaitSeconds ?? bridge.sup.settings.maxWaitSeconds;
   let allowedHosts = new Set<string>();
 
   const newSession = async (): Promise<StreamableHTTPServerTransport> => {

@@ -70,6 +70,6 @@ export function supervisorSettings(config: LoadedConfig["config"], env: Record<s
     relay: config.relay,
     ackTimeoutMs: Number.isFinite(ack) && ack > 0 ? ack : 20_000,
     ...(Number.isFinite(ttl) && ttl > 0 ? { unknownTtlMs: ttl } : {}),
-    maxWaitSeconds: 300,
+    maxWaitSeconds: config.max_wait_seconds,
   };
 }

@@ -79,6 +79,12 @@ describe("defaults", () => {
     const { config } = parse("max_artifact_bytes = 1048576");
     expect(config.inline_artifact_bytes).toBe(1048576);
   });
+
+  it("max_wait_seconds is 55 unless raised (for a host that allows longer tool calls), at most 300", () => {
+    expect(parse("").config.max_wait_seconds).toBe(55);
+    expect(parse("max_wait_seconds = 120").config.max_wait_seconds).toBe(120);
+    expect(errorOf(() => parse("max_wait_seconds = 301")).message).toMatch(/max_wait_seconds.*from 1 to 300/);
+  });
 });
 
 describe("profiles", () => {
