@@ -37,7 +37,8 @@ client); diagnostics go to stderr. It exits within a second on stdin EOF, SIGTER
 Codex app-server. With --http it serves Streamable HTTP at http://HOST:PORT/mcp; HOST must be a loopback address
 unless --allow-non-loopback is given; --token-file makes it require "Authorization: Bearer <file contents>".
 Every request but initialize needs the Mcp-Session-Id it returned; a session unused for --session-idle-seconds SECONDS
-(default 600) is closed, and at most --max-sessions COUNT (default 100) are open at once (more initializes get 503).
+(default 600) is closed, and at most --max-sessions COUNT (default 100) are open at once (at the cap a new
+initialize closes the least recently used idle session; 503 only when every session has a request in flight).
 A codex_wait never holds longer than max_wait_seconds in the config (55 unless raised, under the hosts' ~60 s
 tool-call limits; a larger timeout_seconds is shortened and the answer says so). Over HTTP it holds that long by
 default (--max-wait-seconds SECONDS sets another limit); over stdio 25 s by default, since tunnel-client serializes

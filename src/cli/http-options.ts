@@ -171,7 +171,7 @@ export function checkRequest(
   if (tokenDigest) {
     const m = /^Bearer[ ]+(\S+)\s*$/i.exec(headers.authorization ?? "");
     // Compare fixed-length digests so the comparison time says nothing about the token.
-    if (!m || !timingSafeEqual(digest(m[1]), tokenDigest)) return { ok: false, status: 401, message: "Unauthorized: missing or wrong bearer token" };
+    if (!m || !timingSafeEqual(digest(m[1]), tokenDigest)) return { ok: false, status: 401, message: `Unauthorized: ${headers.authorization ? "wrong" : "missing"} bearer token: send "Authorization: Bearer <the contents of the server's --token-file>"` };
   }
   return { ok: true };
 }
