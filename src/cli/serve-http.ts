@@ -2,9 +2,9 @@
 // `tunnel-client --mcp.server-url` and local clients. One bridge (one database owner, one Codex app-server)
 // serves every session; each session gets its own McpServer so concurrent conversations are not serialized.
 import { connectMcp } from "../mcp/delivery.ts";
-import { DEFAULT_MAX_SESSIONS, DEFAULT_SESSION_IDLE_MS, SessionRegistry } from "../mcp/http-sessions.ts";
-import { checkInboundText, errorReply, type JsonRpcErrorReply } from "../mcp/jsonrpc-inbound.ts";
-import { restoreIdInResponse, sameLengthSurrogate } from "../mcp/http-id-alias.ts";
+import { DEFAULT_MAX_SESSIONS, DEFAULT_SESSION_IDLE_MS, SessionRegistry } from "../mcp/transport/http-sessions.ts";
+import { checkInboundText, errorReply, type JsonRpcErrorReply } from "../mcp/transport/jsonrpc-inbound.ts";
+import { restoreIdInResponse, sameLengthSurrogate } from "../mcp/transport/http-id-alias.ts";
 import { randomUUID } from "node:crypto";
 import { isIP } from "node:net";
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
@@ -92,7 +92,7 @@ export async function startHttpServer(
   const tokenDigest = opts.token ? digest(opts.token) : null;
   // The flag, else the config's max_wait_seconds (55 s unless raised): HTTP calls are not serialized, so a wait may
   // hold the whole limit.
-  const waitSeconds = opts.maxWaitSeconds ?? bridge.sup.settings.maxWaitSeconds;
+  const waitSeconds = opts.maxWaitSeconds ?? bridge.domain.settings.maxWaitSeconds;
   let allowedHosts = new Set<string>();
 
   const newSession = async (): Promise<StreamableHTTPServerTransport> => {

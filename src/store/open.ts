@@ -6,9 +6,9 @@ import type { Database, Platform } from "../../platform/types.ts";
 import { acquireHolderLock, type HolderLock } from "./lock.ts";
 import { MEMORY_PATH } from "./location.ts";
 import { migrate, type Migration } from "./migrate.ts";
-import { StoreError } from "./store-error.ts";
+import { StoreError } from "./errors.ts";
 
-export { StoreError } from "./store-error.ts";
+export { StoreError } from "./errors.ts";
 export { StoreLockedError } from "./lock.ts";
 
 export interface OpenStateOptions {

@@ -13,7 +13,7 @@ import { CardKeys } from "../tasks/card-keys.ts";
 import { silentLog, type EventLog } from "../log.ts";
 import { checkpoint, type CheckpointAnswer, type CheckpointInput } from "../tasks/checkpoint.ts";
 import type { ToolResultInput } from "../tasks/ledger.ts";
-import type { SendInput, StartInput, Supervisor } from "../tasks/supervisor.ts";
+import type { SendInput, StartInput, TaskDomain } from "../tasks/domain.ts";
 import { inspect, type InspectInput, type InspectPage } from "../views/inspect.ts";
 import { recentTasks, taskStatus, type TaskStatus } from "../views/task-status.ts";
 import { taskResult, type ResultAnswer } from "../views/task-result.ts";
@@ -26,7 +26,7 @@ export type { TaskRow } from "../store/rows.ts";
 export type { HealthReport } from "../runtime/health.ts";
 export type { CardAnswer } from "../views/task-card.ts";
 export type { TaskStatus } from "../views/task-status.ts";
-export { PROMPT_MAX_CHARS } from "../tasks/supervisor.ts";
+export { PROMPT_MAX_CHARS } from "../tasks/domain.ts";
 export { MAX_WAIT_TASKS } from "../views/wait.ts";
 
 export interface ArtifactSettings {
@@ -55,7 +55,7 @@ export class BridgeService {
   private readonly cardKeys = new CardKeys();
 
   constructor(
-    private readonly sup: Supervisor,
+    private readonly domain: TaskDomain,
     private readonly platform: Platform,
     private readonly healthReport: () => Promise<HealthReport>,
     readonly artifactSettings: ArtifactSettings,
@@ -69,30 +69,30 @@ export class BridgeService {
   /** Starts a task; the connection that started it follows it (a wait without task ids covers it). */
   start(input: StartInput, connectionKey?: string): Promise<TaskRow> {
     return shownAsync(async () => {
-      const t = await this.sup.start(input);
-      if (connectionKey !== undefined) this.sup.repo.cursors.follow(connectionKey, t.id);
+      const t = await this.domain.start(input);
+      if (connectionKey !== undefined) this.domain.repo.cursors.follow(connectionKey, t.id);
       return t;
     });
   }
 
   wait(input: WaitInput, ctx: WaitContext): Promise<WaitAnswer> {
-    return shownAsync(() => waitForTasks(this.sup, this.waitGuard, input, ctx));
+    return shownAsync(() => waitForTasks(this.domain, this.waitGuard, input, ctx));
   }
 
   status(taskId: string): Promise<TaskStatus> {
-    return shownAsync(() => taskStatus(this.sup, taskId));
+    return shownAsync(() => taskStatus(this.domain, taskId));
   }
 
   recent(): TaskRow[] {
-    return shown(() => recentTasks(this.sup));
+    return shown(() => recentTasks(this.domain));
   }
 
   send(input: SendInput) {
-    return shownAsync(() => this.sup.send(input));
+    return shownAsync(() => this.domain.send(input));
   }
 
   respond(input: RespondInput) {
-    return shownAsync(() => this.sup.respond(input));
+    return shownAsync(() => this.domain.respond(input));
   }
 
   /** The task card's key for one task: only ever handed to a view (never in what a model reads). */
@@ -108,7 +108,7 @@ export class BridgeService {
   answerFromCard(input: RespondInput & { card_key?: string }) {
     return shownAsync(async () => {
       const { card_key: key, ...answer } = input;
-      const task = this.sup.task(answer.task_id);
+      const task = this.domain.task(answer.task_id);
       const why = !this.cardKeys.matches(task.id, key) ? (key === undefined ? "no_key" : "wrong_key") : SETTLED_STATES.has(task.state) ? "settled" : null;
       if (why) {
         this.log("warn", "person_answer_refused", { task: task.id, request: answer.request_id, reason: why });
@@ -119,45 +119,45 @@ export class BridgeService {
           "card_key",
         );
       }
-      return this.sup.respond(answer, "person");
+      return this.domain.respond(answer, "person");
     });
   }
 
   /** The task card's snapshot (app-only: what the person sees, never what the model reads). */
   card(input: { task_id: string; since?: string }): CardAnswer {
-    return shown(() => taskCard(this.sup, input.task_id, input.since));
+    return shown(() => taskCard(this.domain, input.task_id, input.since));
   }
 
   submitToolResult(input: ToolResultInput) {
-    return shownAsync(() => this.sup.submitToolResult(input));
+    return shownAsync(() => this.domain.submitToolResult(input));
   }
 
   result(taskId: string): Promise<ResultAnswer> {
-    return shownAsync(() => taskResult(this.sup, this.platform, taskId));
+    return shownAsync(() => taskResult(this.domain, this.platform, taskId));
   }
 
   inspect(input: InspectInput): InspectPage {
     return shown(() => {
-      this.sup.sync(input.task_id);
-      this.sup.task(input.task_id);
-      return inspect(this.sup.repo, input);
+      this.domain.sync(input.task_id);
+      this.domain.task(input.task_id);
+      return inspect(this.domain.repo, input);
     });
   }
 
   cancel(input: { task_id: string; reason?: string }) {
-    return shownAsync(() => this.sup.cancel(input));
+    return shownAsync(() => this.domain.cancel(input));
   }
 
   models(input: { cursor?: string; include_hidden?: boolean }): Promise<ModelPage> {
-    return shownAsync(async () => modelPage(await this.sup.runtime.ensure(), input));
+    return shownAsync(async () => modelPage(await this.domain.runtime.ensure(), input));
   }
 
   /** Native threads; previews and turn errors come from Codex, so they are redacted like everything else returned. */
   threads(input: ThreadListInput & { action: "list" | "read"; thread_id?: string }) {
     return shownAsync(async () => {
-      const client = await this.sup.runtime.ensure();
+      const client = await this.domain.runtime.ensure();
       // A preview is the user's first prompt: redacted whole, before it is cut short.
-      if (input.action === "list") return { action: "list" as const, ...(await listThreads(client, input, (id) => this.sup.repo.taskByThread(id)?.id, redactText)) };
+      if (input.action === "list") return { action: "list" as const, ...(await listThreads(client, input, (id) => this.domain.repo.taskByThread(id)?.id, redactText)) };
       if (!input.thread_id) throw new BridgeError("thread_id is required for action read; codex_threads action=list shows them", "thread_id");
       if (input.search || input.cwd) throw new BridgeError("search and cwd filter action list only; drop them for action read", input.search ? "search" : "cwd");
       return { action: "read" as const, ...(await readThread(client, { thread_id: input.thread_id, cursor: input.cursor, limit: input.limit })) };
@@ -165,7 +165,7 @@ export class BridgeService {
   }
 
   checkpoint(input: CheckpointInput): CheckpointAnswer {
-    return shown(() => checkpoint(this.sup.repo, input));
+    return shown(() => checkpoint(this.domain.repo, input));
   }
 
   /** Status of the managed app-server; a restart is refused while anything could be lost by it. */
@@ -174,31 +174,31 @@ export class BridgeService {
   }
 
   private async runtimeNow(action: "status" | "restart"): Promise<RuntimeStatus> {
-    const counts = { ...this.sup.activeCounts(), in_flight: this.sup.runtimes.all().reduce((n, slot) => n + (slot.runtime.current?.diagnostics().pendingRequests ?? 0), 0) };
-    const runtime = this.sup.runtime;
+    const counts = { ...this.domain.activeCounts(), in_flight: this.domain.runtimes.all().reduce((n, slot) => n + (slot.runtime.current?.diagnostics().pendingRequests ?? 0), 0) };
+    const runtime = this.domain.runtime;
     if (action === "restart") {
       if (counts.active || counts.pending || counts.unknown || counts.in_flight) {
-        const unknown = this.sup.repo.tasksWithUnknown().map((t) => `${t.id} ${t.unknown!.method}`);
+        const unknown = this.domain.repo.tasksWithUnknown().map((t) => `${t.id} ${t.unknown!.method}`);
         const way = unknown.length
           ? ` UNKNOWN: ${unknown.join(", ")}; codex_status <task> reads the thread and settles one Codex shows ended, codex_cancel <task> stops or gives it up (nothing is resent).`
           : "";
         throw new BridgeError(`restart refused: ${counts.active} active task(s), ${counts.pending} open request(s), ${counts.unknown} UNKNOWN outcome(s), ${counts.in_flight} request(s) in flight to the app-server; wait, cancel or settle them first.${way}`, "action");
       }
       try {
-        await this.sup.runtimes.restart();
+        await this.domain.runtimes.restart();
       } finally {
         // The old child is gone even when the new one fails to start: its generation is over either way.
-        this.sup.repo.cursors.beginGeneration();
+        this.domain.repo.cursors.beginGeneration();
       }
     }
     const info = runtime.info();
-    const generation = this.sup.repo.cursors.generation();
+    const generation = this.domain.repo.cursors.generation();
     return { state: info.state, pid: info.pid, restarts: info.restarts, uptime_s: info.uptimeMs === null ? null : Math.round(info.uptimeMs / 1000), ...counts, generation, ...(runtime.lastExit ? { last_exit: runtime.lastExit } : {}) };
   }
 
   /** A project named by id or alias, as the artifact tools need it: its directory and whether hard links are served. */
   project(idOrAlias: string): { cwd: string; allowHardLinks: boolean } {
-    const p = resolveProject(this.sup.settings.projects, idOrAlias);
+    const p = resolveProject(this.domain.settings.projects, idOrAlias);
     return { cwd: p.cwd, allowHardLinks: p.allow_hard_links === true };
   }
 }
