@@ -347,7 +347,7 @@ describe("loadConfig and file location", () => {
     const { config, projectIssues } = parseConfigText(text, { path: "config.example.toml" });
     // Its example directories do not exist here: doctor would list them.
     expect(projectIssues.map((p) => p.id).sort()).toEqual(["docs", "my-app"]);
-    expect(config.profiles.deep).toMatchObject({ effort: "high", wait_timeout_seconds: 60, sandbox_type: "workspace-write" });
+    expect(config.profiles.deep).toMatchObject({ effort: "high", wait_timeout_seconds: 50, sandbox_type: "workspace-write" });
     expect(config.profiles.readonly.forbidden_patterns).toEqual(["\\bkubectl\\s+delete\\s+namespace\\b"]);
     expect(config.sensitive_paths).toContain("*.sqlite3");
     expect(config.profiles.work).toMatchObject({ codex_home: "/home/you/.local/share/codex-bridge/homes/work", child_env: "minimal", env_deny: ["AWS_PROFILE"] });
