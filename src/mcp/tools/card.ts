@@ -8,14 +8,14 @@ import { z } from "zod";
 import type { BridgeService } from "../../service/bridge.ts";
 import { TASK_CARD_HTML, TASK_CARD_URI } from "../apps/card/page.ts";
 import { MCP_APP_MIME } from "../apps/uris.ts";
-import { REQUEST_ID, TASK_ID, inputOf, listed, outputOf } from "./listing.ts";
+import { REQUEST_ID, TASK_ID, anyObject, idString, inputOf, listed, outputOf } from "./listing.ts";
 import { MUTATING, ok, READ_ONLY, wrap } from "./result.ts";
 import { forViewHostsOnly, withCardKeys } from "./view-host.ts";
 
 const APP_ONLY = { ui: { visibility: ["app"] } };
 
-const taskId = z.string().regex(TASK_ID, "a task id like t_0123456789");
-const requestId = z.string().regex(REQUEST_ID, "a request id like r_0123456789 from the card");
+const taskId = idString(TASK_ID, "a task id like t_0123456789");
+const requestId = idString(REQUEST_ID, "a request id like r_0123456789 from the card");
 
 export function registerCardTools(server: McpServer, service: BridgeService): void {
   server.registerResource(
@@ -53,7 +53,7 @@ export function registerCardTools(server: McpServer, service: BridgeService): vo
         task_id: taskId,
         request_id: requestId,
         action: z.string().min(1).max(60),
-        payload: z.record(z.string(), z.unknown()).optional(),
+        payload: anyObject().optional(),
         card_key: z.string().max(100).optional(),
       }),
       outputSchema: outputOf({ request_id: z.string().optional(), state: z.string().optional() }),
