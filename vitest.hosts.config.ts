@@ -1,5 +1,5 @@
 // `npm run test:hosts`: real MCP hosts (Codex CLI, Claude Code, Gemini CLI) as supervisors of the bridge, offline, each
-// host's own model replaced by a loopback mock of its API. The hosts are installed by `.ci/run` (HOSTS_PREFIX). Not
+// host's own model replaced by a loopback mock of its API. Claude Code and Gemini CLI come from .ci/hosts (`npm ci` there). Not
 // part of `npm test`.
 import { defineConfig } from "vitest/config";
 

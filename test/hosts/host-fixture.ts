@@ -10,8 +10,8 @@ import { PROJECT_ROOT } from "../support/real-codex.ts";
 export const APPROVAL_COMMAND = "echo approved > approved.txt";
 export const INNER_FINAL = "Done: approved.txt is written.";
 
-/** Where `.ci/run` installs Claude Code and Gemini CLI (HOSTS_PREFIX), as an npm prefix. */
-export const HOSTS_PREFIX = process.env.HOSTS_PREFIX ?? join(PROJECT_ROOT, ".cache", "hosts");
+/** Where `.ci/run` installs Claude Code and Gemini CLI (`npm ci` in .ci/hosts, pinned by its lock file), or HOSTS_PREFIX. */
+export const HOSTS_PREFIX = process.env.HOSTS_PREFIX ?? join(PROJECT_ROOT, ".ci", "hosts");
 
 export interface BridgeUnderTest {
   setup: BridgeSetup;
