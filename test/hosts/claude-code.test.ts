@@ -11,12 +11,14 @@ import { removeTempDir, tempDir } from "../support/temp-dir.ts";
 import { bridgeUnderTest, HOSTS_PREFIX, runHost, sizeLine, textsIn, type BridgeUnderTest } from "./host-fixture.ts";
 import { sse, startMockHttp, type MockHttp, type MockRequest } from "./mock-http.ts";
 import { proxyEnv, startRefusingProxy, type RefusingProxy } from "./refusing-proxy.ts";
-import { FINAL_WORDS, nextStep, TASK_PROMPT } from "./supervisor-script.ts";
+import { FINAL_WORDS, nextStep, PERSON_WORDS, posingStep, TASK_PROMPT, type Step } from "./supervisor-script.ts";
 
 const CLAUDE = join(HOSTS_PREFIX, "node_modules", "@anthropic-ai", "claude-code-linux-x64", "claude");
 const PREFIX = "mcp__bridge__";
 let bridge: BridgeUnderTest;
 let model: MockHttp;
+/** The supervisor the mock model plays in the current test. */
+let script: (results: string[], calls: string[], listed: string[]) => Step = nextStep;
 let proxy: RefusingProxy;
 let home: string;
 
@@ -59,11 +61,17 @@ function handle(req: MockRequest, res: ServerResponse): void {
     res.end(JSON.stringify({ input_tokens: 100 }));
     return;
   }
-  if (!(body.tools ?? []).some((t) => t.name.startsWith(PREFIX))) return answer(res, body, { text: "ok" });
   const blocks = (body.messages ?? []).flatMap((m) => (typeof m.content === "string" ? [] : m.content));
+  if (!(body.tools ?? []).some((t) => t.name.startsWith(PREFIX))) {
+    // Claude Code may ask its model before the bridge has started; its model then waits for the MCP servers.
+    const waited = blocks.filter((b) => b.type === "tool_use" && b.name === "WaitForMcpServers").length;
+    if ((body.tools ?? []).some((t) => t.name === "WaitForMcpServers") && waited < 5) return answer(res, body, { tool: "WaitForMcpServers", input: {} });
+    return answer(res, body, { text: "ok" });
+  }
   const calls = blocks.filter((b) => b.type === "tool_use").map((b) => (b.name ?? "").slice(PREFIX.length));
   const results = blocks.filter((b) => b.type === "tool_result").map((b) => textsIn(b.content).join("\n"));
-  const step = nextStep(results, calls);
+  const listed = (body.tools ?? []).filter((t) => t.name.startsWith(PREFIX)).map((t) => t.name.slice(PREFIX.length));
+  const step = script(results, calls, listed);
   if ("done" in step) return answer(res, body, { text: step.done });
   answer(res, body, { tool: PREFIX + step.tool, input: step.args });
 }
@@ -81,25 +89,30 @@ afterAll(async () => {
   if (home) removeTempDir(home);
 });
 
+/** Claude Code in print mode on the README's --mcp-config file and allow-list (with the test's paths and env). */
+async function runClaude(b: BridgeUnderTest) {
+  const config = join(home, "bridge.json");
+  writeFileSync(config, JSON.stringify({ mcpServers: { bridge: { command: b.command, args: b.args, env: b.env } } }));
+  const env: Record<string, string> = {
+    PATH: process.env.PATH ?? "/usr/bin:/bin",
+    HOME: home,
+    ANTHROPIC_BASE_URL: model.baseUrl,
+    ANTHROPIC_API_KEY: "sk-ant-mock-key",
+    DISABLE_TELEMETRY: "1",
+    DISABLE_AUTOUPDATER: "1",
+    DISABLE_ERROR_REPORTING: "1",
+    CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC: "1",
+    MCP_TOOL_TIMEOUT: "90000",
+    ...proxyEnv(proxy),
+  };
+  const args = ["-p", TASK_PROMPT, "--mcp-config", config, "--strict-mcp-config", "--allowedTools", "mcp__bridge", "--output-format", "stream-json", "--verbose", "--model", "claude-sonnet-4-5"];
+  return runHost(CLAUDE, args, { cwd: b.setup.projectDir, env });
+}
+
 describe("Claude Code as the supervisor", () => {
   it("runs a whole supervised task with an approval, offline, with the README's --mcp-config and allow-list", async () => {
     expect(existsSync(CLAUDE), "Claude Code is not installed: run `npm ci --ignore-scripts` in .ci/hosts (or set HOSTS_PREFIX)").toBe(true);
-    const config = join(home, "bridge.json");
-    writeFileSync(config, JSON.stringify({ mcpServers: { bridge: { command: bridge.command, args: bridge.args, env: bridge.env } } }));
-    const env: Record<string, string> = {
-      PATH: process.env.PATH ?? "/usr/bin:/bin",
-      HOME: home,
-      ANTHROPIC_BASE_URL: model.baseUrl,
-      ANTHROPIC_API_KEY: "sk-ant-mock-key",
-      DISABLE_TELEMETRY: "1",
-      DISABLE_AUTOUPDATER: "1",
-      DISABLE_ERROR_REPORTING: "1",
-      CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC: "1",
-      MCP_TOOL_TIMEOUT: "90000",
-      ...proxyEnv(proxy),
-    };
-    const args = ["-p", TASK_PROMPT, "--mcp-config", config, "--strict-mcp-config", "--allowedTools", "mcp__bridge", "--output-format", "stream-json", "--verbose", "--model", "claude-sonnet-4-5"];
-    const run = await runHost(CLAUDE, args, { cwd: bridge.setup.projectDir, env });
+    const run = await runClaude(bridge);
     const transcript = `exit ${run.code}\nstdout:\n${run.stdout.slice(-6000)}\nstderr:\n${run.stderr.slice(-3000)}`;
     expect(run.code, transcript).toBe(0);
     expect(run.stdout, transcript).toContain(FINAL_WORDS);
@@ -116,5 +129,27 @@ describe("Claude Code as the supervisor", () => {
     const toolChars = JSON.stringify(ours).length;
     console.log(sizeLine("Claude Code", toolChars, instructions, ours.length));
     expect(toolChars + instructions).toBeLessThanOrEqual(8_000);
+  });
+
+  it("under approvals = person, its model calls every tool it is given and still cannot answer the request", async () => {
+    const person = await bridgeUnderTest("person");
+    script = posingStep;
+    const before = proxy.attempts.length;
+    try {
+      const run = await runClaude(person);
+      const transcript = `exit ${run.code}\nstdout:\n${run.stdout.slice(-6000)}\nstderr:\n${run.stderr.slice(-3000)}`;
+      expect(run.code, transcript).toBe(0);
+      expect(run.stdout, transcript).toContain(PERSON_WORDS);
+      // Codex's command never ran: nobody answered for the person.
+      expect(person.approved(), transcript).toBe(false);
+      expect(run.stdout).toMatch(/is the person's to decide/);
+      // The last codex_status the model read (its structured content, as Claude Code shows it) still shows it pending.
+      expect(run.stdout).toMatch(/\\"state\\":\\"waiting_for_approval\\"/);
+      expect(run.stdout).toMatch(/\\"pending\\":\[\{\\"request_id\\":\\"r_[0-9a-f]{10}/);
+      expect(proxy.attempts.length).toBe(before);
+    } finally {
+      script = nextStep;
+      await person.setup.cleanup();
+    }
   });
 });

@@ -10,11 +10,13 @@ import { removeTempDir, tempDir } from "../support/temp-dir.ts";
 import { bridgeUnderTest, HOSTS_PREFIX, runHost, sizeLine, textsIn, type BridgeUnderTest } from "./host-fixture.ts";
 import { sse, startMockHttp, type MockHttp, type MockRequest } from "./mock-http.ts";
 import { proxyEnv, startRefusingProxy, type RefusingProxy } from "./refusing-proxy.ts";
-import { FINAL_WORDS, nextStep, TASK_PROMPT } from "./supervisor-script.ts";
+import { FINAL_WORDS, nextStep, PERSON_WORDS, posingStep, TASK_PROMPT, type Step } from "./supervisor-script.ts";
 
 const GEMINI = join(HOSTS_PREFIX, "node_modules", "@google", "gemini-cli", "bundle", "gemini.js");
 let bridge: BridgeUnderTest;
 let model: MockHttp;
+/** The supervisor the mock model plays in the current test. */
+let script: (results: string[], calls: string[], listed: string[]) => Step = nextStep;
 let proxy: RefusingProxy;
 let home: string;
 
@@ -53,7 +55,7 @@ function handle(req: MockRequest, res: ServerResponse): void {
   const parts = (body.contents ?? []).flatMap((c) => c.parts ?? []);
   const calls = parts.filter((p) => p.functionCall).map((p) => p.functionCall!.name.slice(prefix.length));
   const results = parts.filter((p) => p.functionResponse).map((p) => textsIn(p.functionResponse!.response).join("\n"));
-  const step = nextStep(results, calls);
+  const step = script(results, calls, tools.map((d) => d.name.slice(prefix.length)));
   if ("done" in step) return reply(res, stream, { text: step.done });
   reply(res, stream, { functionCall: { name: prefix + step.tool, args: { ...step.args, wait_for_previous: true } } });
 }
@@ -71,24 +73,29 @@ afterAll(async () => {
   if (home) removeTempDir(home);
 });
 
+/** Gemini CLI headless on the README's settings.json (with the test's paths and env, usage statistics off). */
+async function runGemini(b: BridgeUnderTest) {
+  mkdirSync(join(home, ".gemini"), { recursive: true });
+  writeFileSync(
+    join(home, ".gemini", "settings.json"),
+    JSON.stringify({ mcpServers: { bridge: { command: b.command, args: b.args, env: b.env, trust: true } }, security: { auth: { selectedType: "gemini-api-key" } }, privacy: { usageStatisticsEnabled: false }, telemetry: { enabled: false } }),
+  );
+  const env: Record<string, string> = {
+    PATH: process.env.PATH ?? "/usr/bin:/bin",
+    HOME: home,
+    GEMINI_API_KEY: "mock-key",
+    GOOGLE_GEMINI_BASE_URL: model.baseUrl,
+    GEMINI_CLI_NO_RELAUNCH: "true",
+    NO_COLOR: "1",
+    ...proxyEnv(proxy),
+  };
+  return runHost(process.execPath, [GEMINI, "-p", TASK_PROMPT, "-m", "gemini-2.5-flash", "--skip-trust", "--output-format", "json"], { cwd: b.setup.projectDir, env });
+}
+
 describe("Gemini CLI as the supervisor", () => {
   it("runs a whole supervised task with an approval, offline, with the README's settings.json (trust)", async () => {
     expect(existsSync(GEMINI), "Gemini CLI is not installed: run `npm ci --ignore-scripts` in .ci/hosts (or set HOSTS_PREFIX)").toBe(true);
-    mkdirSync(join(home, ".gemini"), { recursive: true });
-    writeFileSync(
-      join(home, ".gemini", "settings.json"),
-      JSON.stringify({ mcpServers: { bridge: { command: bridge.command, args: bridge.args, env: bridge.env, trust: true } }, security: { auth: { selectedType: "gemini-api-key" } }, privacy: { usageStatisticsEnabled: false }, telemetry: { enabled: false } }),
-    );
-    const env: Record<string, string> = {
-      PATH: process.env.PATH ?? "/usr/bin:/bin",
-      HOME: home,
-      GEMINI_API_KEY: "mock-key",
-      GOOGLE_GEMINI_BASE_URL: model.baseUrl,
-      GEMINI_CLI_NO_RELAUNCH: "true",
-      NO_COLOR: "1",
-      ...proxyEnv(proxy),
-    };
-    const run = await runHost(process.execPath, [GEMINI, "-p", TASK_PROMPT, "-m", "gemini-2.5-flash", "--skip-trust", "--output-format", "json"], { cwd: bridge.setup.projectDir, env });
+    const run = await runGemini(bridge);
     const transcript = `exit ${run.code}\nstdout:\n${run.stdout.slice(-6000)}\nstderr:\n${run.stderr.slice(-4000)}\nmodel requests: ${model.requests.map((r) => r.path).join(", ")}`;
     expect(run.code, transcript).toBe(0);
     expect(run.stdout, transcript).toContain(FINAL_WORDS);
@@ -104,5 +111,26 @@ describe("Gemini CLI as the supervisor", () => {
     console.log(sizeLine("Gemini CLI", toolChars, instructions, decl.length));
     // Over 8,000 (issue 22's target): Gemini CLI adds its own ~250-character wait_for_previous to each of the 16 tools.
     expect(toolChars + instructions).toBeGreaterThan(0);
+  });
+
+  it("under approvals = person, its model calls every tool it is given and still cannot answer the request", async () => {
+    const person = await bridgeUnderTest("person");
+    script = posingStep;
+    const before = proxy.attempts.length;
+    try {
+      const run = await runGemini(person);
+      const transcript = `exit ${run.code}\nstdout:\n${run.stdout.slice(-6000)}\nstderr:\n${run.stderr.slice(-3000)}`;
+      expect(run.code, transcript).toBe(0);
+      expect(run.stdout, transcript).toContain(PERSON_WORDS);
+      expect(person.approved(), transcript).toBe(false);
+      // What the model read (Gemini CLI shows it the text): the refusal, and the request still pending at the end.
+      const read = model.requests.map((r) => JSON.stringify(r.body)).at(-1)!;
+      expect(read).toMatch(/is the person's to decide/);
+      expect(read).toMatch(/pending r_[0-9a-f]{10}/);
+      expect(proxy.attempts.length).toBe(before);
+    } finally {
+      script = nextStep;
+      await person.setup.cleanup();
+    }
   });
 });

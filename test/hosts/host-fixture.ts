@@ -28,8 +28,9 @@ function bridgeExecutable(): { command: string; args: string[] } {
   return existsSync(built) ? { command: built, args: [] } : { command: BUN, args: [MAIN] };
 }
 
-export async function bridgeUnderTest(): Promise<BridgeUnderTest> {
-  const setup = await prepareBridge({ approvalPolicy: "on-request" });
+/** The bridge; `approvals` is the profile's setting (who answers Codex's approval). */
+export async function bridgeUnderTest(approvals: "supervisor" | "person" = "supervisor"): Promise<BridgeUnderTest> {
+  const setup = await prepareBridge({ approvalPolicy: "on-request", extraConfig: `approvals = "${approvals}"` });
   setup.provider.enqueue(
     { kind: "output", items: [{ type: "exec", cmd: APPROVAL_COMMAND, sandboxPermissions: "require_escalated", justification: "write approved.txt" }] },
     { kind: "output", items: [{ type: "message", text: INNER_FINAL }] },

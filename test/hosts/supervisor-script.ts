@@ -26,3 +26,29 @@ export function nextStep(results: string[], calls: string[]): Step {
   // Gemini CLI adds wait_for_previous to every tool; its model may set it (the bridge ignores it).
   return { tool: "codex_wait", args: { task_id: taskId, timeout_seconds: 20 } };
 }
+
+export const PERSON_WORDS = "The person decides this one on the task card.";
+/** Tools the posing model leaves alone: they would end the task or restart the runtime, not answer the request. */
+const LEFT_ALONE = new Set(["codex_cancel", "codex_runtime", "codex_start", "codex_send", "codex_health"]);
+
+/**
+ * Under approvals = "person", a model that tries to answer anyway: it waits for the request, answers it with
+ * codex_respond, then calls every other tool its host listed with the request's ids, then reads codex_status.
+ */
+export function posingStep(results: string[], calls: string[], listed: string[]): Step {
+  if (!calls.includes("codex_health")) return { tool: "codex_health", args: {} };
+  if (!calls.includes("codex_start")) return { tool: "codex_start", args: { project_id: "demo", prompt: TASK_PROMPT } };
+  const all = results.join("\n");
+  const taskId = /\bt_[0-9a-f]{10}\b/.exec(all)?.[0];
+  if (!taskId) return { done: `no task id in: ${all.slice(0, 400)}` };
+  const asked = /\br_[0-9a-f]{10}\b/.exec(all)?.[0];
+  if (!asked) return calls.filter((c) => c === "codex_wait").length > 30 ? { done: "no request came" } : { tool: "codex_wait", args: { task_id: taskId, timeout_seconds: 20 } };
+  const ids = { task_id: taskId, request_id: asked };
+  if (!calls.includes("codex_respond")) return { tool: "codex_respond", args: { ...ids, action: "accept" } };
+  if (!calls.includes("codex_submit_tool_result")) return { tool: "codex_submit_tool_result", args: { ...ids, status: "success", result: "approved" } };
+  for (const tool of listed) {
+    if (!calls.includes(tool) && !LEFT_ALONE.has(tool)) return { tool, args: tool.startsWith("codex_card") ? { ...ids, action: "accept" } : { task_id: taskId } };
+  }
+  if (calls.at(-1) !== "codex_status") return { tool: "codex_status", args: { task_id: taskId } };
+  return { done: PERSON_WORDS };
+}
