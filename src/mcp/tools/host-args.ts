@@ -3,13 +3,13 @@
 import type { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
 
 /** Each host-added argument and the host that adds it. Keep this list short and name the host. */
-export const HOST_ADDED_ARGS: Readonly<Record<string, string>> = {
+const HOST_ADDED_ARGS: Readonly<Record<string, string>> = {
   // Gemini CLI (0.61) adds this property to every tool schema it gives its model, and forwards it when set.
   wait_for_previous: "Gemini CLI",
 };
 
 /** The arguments without the host-added keys (the same object when it holds none). */
-export function withoutHostArgs(args: unknown): unknown {
+function withoutHostArgs(args: unknown): unknown {
   if (typeof args !== "object" || args === null || Array.isArray(args)) return args;
   const keys = Object.keys(args);
   if (!keys.some((k) => k in HOST_ADDED_ARGS)) return args;

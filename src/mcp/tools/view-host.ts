@@ -4,17 +4,17 @@ import type { McpServer, RegisteredTool } from "@modelcontextprotocol/sdk/server
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 
 /** The MCP Apps extension a client declares in initialize: `capabilities.extensions["io.modelcontextprotocol/ui"]`. */
-export const UI_EXTENSION = "io.modelcontextprotocol/ui";
+const UI_EXTENSION = "io.modelcontextprotocol/ui";
 
 /**
  * Clients that show views without declaring the extension, by `clientInfo.name`. ChatGPT implements MCP Apps (OpenAI
  * Apps SDK docs) and connects as "openai-mcp"; it has been reported to do so without the extension. Codex CLI,
  * Claude Code and Gemini CLI declare nothing and show no views.
  */
-export const VIEW_HOSTS_BY_NAME: readonly string[] = ["openai-mcp"];
+const VIEW_HOSTS_BY_NAME: readonly string[] = ["openai-mcp"];
 
 /** Where a result's `_meta` carries card keys: `{ "<task id>": "<key>" }`. */
-export const CARD_KEYS_META = "codex-bridge/card-keys";
+const CARD_KEYS_META = "codex-bridge/card-keys";
 
 export function showsViews(server: McpServer): boolean {
   const caps = server.server.getClientCapabilities() as { extensions?: Record<string, unknown> } | undefined;
