@@ -130,8 +130,14 @@ export async function startHttpServer(
     const verdict = checkRequest(req.headers, allowedHosts, tokenDigest);
     if (!verdict.ok) {
       if (verdict.status === 403) say("warn", "http_refused", { status: 403, method: req.method, host: req.headers.host ?? null, origin: req.headers.origin ?? null });
-      if (verdict.status === 401) say("warn", "http_refused", { status: 401, method: req.method, token: req.headers.authorization ? "wrong" : "missing" });
-      return sendJsonError(res, verdict.status, -32000, verdict.message, verdict.status === 401 ? { "www-authenticate": 'Bearer realm="codex-bridge", error="invalid_token", error_description="missing or wrong bearer token"' } : {});
+      if (verdict.status === 401) {
+        // A token problem is answered 403, not 401: SDK-based clients (the MCP Inspector 2.12 CLI) take every 401 as
+        // "start an OAuth login" and tell the user so, whatever the server says; with 403 they show this message.
+        // This server has no OAuth: its token is static (--token-file).
+        say("warn", "http_refused", { status: 403, method: req.method, token: req.headers.authorization ? "wrong" : "missing" });
+        return sendJsonError(res, 403, -32000, verdict.message, { "www-authenticate": 'Bearer realm="codex-bridge", error="invalid_token", error_description="missing or wrong bearer token"' });
+      }
+      return sendJsonError(res, verdict.status, -32000, verdict.message);
     }
 
     const sessionHeader = req.headers["mcp-session-id"];

@@ -1,6 +1,8 @@
 // A missing or wrong bearer token through the MCP SDK's own Streamable HTTP client: reported as a token problem, never
 // as the start of an OAuth login (no OAuth metadata anywhere: every /.well-known/* path and /register answer 404, and
-// the 401 says `Bearer error="invalid_token"`), even for a client that is ready to do OAuth.
+// the refusal is a 403 saying `Bearer error="invalid_token"`: clients take any 401 as "start OAuth"), even for a client
+// that is ready to do OAuth, and for the MCP Inspector's CLI.
+import { execFile } from "node:child_process";
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { request } from "node:http";
 import { tmpdir } from "node:os";
@@ -13,6 +15,7 @@ import { getPlatform } from "../../platform/index.ts";
 import { assembleBridge, type Bridge } from "../../src/app/assemble.ts";
 import { startHttpServer, type HttpBridgeServer } from "../../src/cli/serve-http.ts";
 import { INIT_REQUEST, rawPost } from "../support/http-bridge.ts";
+import { PROJECT_ROOT } from "../support/real-codex.ts";
 
 const TOKEN = "tok-" + "5e1f".repeat(8);
 let bridge: Bridge | null = null;
@@ -74,10 +77,10 @@ function oauthReadyProvider(started: string[]): OAuthClientProvider {
 }
 
 describe("serve --http with a bearer token", () => {
-  it("a missing or wrong token: 401 with Bearer error=\"invalid_token\", and the SDK client's error says so", async () => {
+  it("a missing or wrong token: 403 with Bearer error=\"invalid_token\" (never 401, which clients read as \"start OAuth\"), and the SDK client's error says so", async () => {
     const s = await serve();
     const missing = await rawPost(s.port, {}, INIT_REQUEST);
-    expect(missing.status).toBe(401);
+    expect(missing.status).toBe(403);
     expect(missing.headers["www-authenticate"]).toMatch(/^Bearer .*error="invalid_token"/);
     expect(missing.text).toMatch(/missing bearer token/);
     for (const headers of [{}, { authorization: "Bearer not-the-token" }] as Record<string, string>[]) {
@@ -86,7 +89,7 @@ describe("serve --http with a bearer token", () => {
         (e: unknown) => e as Error,
       );
       expect(err, JSON.stringify(headers)).not.toBeNull();
-      expect((err as Error & { code?: number }).code).toBe(401);
+      expect((err as Error & { code?: number }).code).toBe(403);
       expect(err!.message).toMatch(/Unauthorized/);
       expect(err!.message).toMatch(headers.authorization ? /wrong bearer token/ : /missing bearer token/);
     }
@@ -102,7 +105,7 @@ describe("serve --http with a bearer token", () => {
     }
   });
 
-  it("an SDK client ready for OAuth gets an error, starts no login, and is never sent to an authorization page", async () => {
+  it("an SDK client ready for OAuth gets the token error, registers nothing, and is never sent to an authorization page", async () => {
     const s = await serve();
     const started: string[] = [];
     const err = await connect(s.url, { authorization: "Bearer not-the-token" }, oauthReadyProvider(started)).then(
@@ -111,6 +114,21 @@ describe("serve --http with a bearer token", () => {
     );
     expect(err).not.toBeNull();
     expect(started.filter((x) => x.startsWith("authorize"))).toEqual([]);
-    expect(err!.message).toMatch(/codex-bridge has no OAuth.*token sent is missing or wrong/);
+    expect(started).toEqual([]);
+    expect(err!.message).toMatch(/wrong bearer token/);
   });
+
+  it("the MCP Inspector's CLI (2.12) reports a wrong token as a wrong token, not as an OAuth login it cannot start", async () => {
+    const s = await serve();
+    const inspector = (token: string) =>
+      new Promise<string>((resolve) => {
+        const args = ["--cli", s.url, "--transport", "http", "--header", `Authorization: Bearer ${token}`, "--method", "tools/list"];
+        const env = { ...process.env, MCP_CATALOG_PATH: join(dir!, "inspector-catalog.json") };
+        execFile(join(PROJECT_ROOT, "node_modules", ".bin", "mcp-inspector"), args, { env, timeout: 60_000 }, (_err, stdout, stderr) => resolve(`${stdout}\n${stderr}`));
+      });
+    const wrong = await inspector("not-the-token");
+    expect(wrong).toMatch(/wrong bearer token/);
+    expect(wrong).not.toMatch(/OAuth requires a TTY/);
+    expect(await inspector(TOKEN)).toContain('"codex_health"');
+  }, 120_000);
 });
