@@ -109,8 +109,15 @@ describe("Gemini CLI as the supervisor", () => {
     const instructions = JSON.stringify(withTools).includes("codex-bridge runs the real Codex on the user") ? serverInstructions().length : 0;
     const toolChars = JSON.stringify(decl).length;
     console.log(sizeLine("Gemini CLI", toolChars, instructions, decl.length));
-    // Over 8,000 (issue 22's target): Gemini CLI adds its own ~250-character wait_for_previous to each of the 16 tools.
-    expect(toolChars + instructions).toBeGreaterThan(0);
+    // Gemini CLI adds its own wait_for_previous (about 260 characters) to every tool: the total is over 8,000, the
+    // bridge's own part is not.
+    const added = decl.reduce((n, d) => {
+      const props = ((d.parametersJsonSchema ?? d.parameters) as { properties?: Record<string, unknown> } | undefined)?.properties ?? {};
+      return n + (props.wait_for_previous === undefined ? 0 : `"wait_for_previous":${JSON.stringify(props.wait_for_previous)},`.length);
+    }, 0);
+    console.log(`[hosts] Gemini CLI: of which its own wait_for_previous = ${added} characters; the bridge's part = ${toolChars + instructions - added}`);
+    expect(added).toBeGreaterThan(0);
+    expect(toolChars + instructions - added).toBeLessThanOrEqual(8_000);
   });
 
   it("under approvals = person, its model calls every tool it is given and still cannot answer the request", async () => {
