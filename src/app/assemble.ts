@@ -106,7 +106,7 @@ export async function assembleBridge(platform: Platform, opts: AssembleOptions, 
     maxArtifactBytes: c.max_artifact_bytes,
     inlineArtifactBytes: c.inline_artifact_bytes,
     sensitivePaths: c.sensitive_paths,
-  });
+  }, opts.log);
   const beforeClose: Bridge["beforeClose"] = [];
   return {
     platform,

@@ -47,9 +47,12 @@ client); diagnostics go to stderr. It exits within a second on stdin EOF, SIGTER
 Codex app-server. With --http it serves Streamable HTTP at http://HOST:PORT/mcp; HOST must be a loopback address
 unless --allow-non-loopback is given; --token-file makes it require "Authorization: Bearer <file contents>".
 Every request but initialize needs the Mcp-Session-Id it returned; a session unused for --session-idle-seconds SECONDS
-(default 600) is closed, and at most --max-sessions COUNT (default 100) are open at once (more initializes get 503).
-Over HTTP a codex_wait holds up to --max-wait-seconds SECONDS (default 55, under ChatGPT's ~60 s tool-call limit);
-over stdio it holds 25 s by default, since tunnel-client serializes every conversation's calls on the one pipe.
+(default 600) is closed, and at most --max-sessions COUNT (default 100) are open at once (at the cap a new
+initialize closes the least recently used idle session; 503 only when every session has a request in flight).
+A codex_wait never holds longer than max_wait_seconds in the config (55 unless raised, under the hosts' ~60 s
+tool-call limits; a larger timeout_seconds is shortened and the answer says so). Over HTTP it holds that long by
+default (--max-wait-seconds SECONDS sets another limit); over stdio 25 s by default, since tunnel-client serializes
+every conversation's calls on the one pipe.
 On stdio a line over 16 MiB is refused with a JSON-RPC error and discarded; the server keeps serving.
 ${LOG_FLAGS_HELP}`,
   doctor: `codex-bridge doctor [--json]
@@ -84,7 +87,7 @@ Keeps tunnel-client running as a per-user service, with this bridge as its stdio
 Linux, a launchd agent on macOS, a Task Scheduler task (started at logon) on Windows. Every path in it is absolute,
 it is restarted whenever it ends (tunnel-client ends with status 0 when the bridge does), and its output is appended
 to a log in your log directory (~/.local/state/codex-bridge, ~/Library/Logs/codex-bridge or
-%LOCALAPPDATA%\codex-bridge\logs).
+%LOCALAPPDATA%\\codex-bridge\\logs).
   install    write the definition and start it (again, when it was installed already)
   status     whether the service is installed and running, and whether the tunnel-client process runs
   logs       the last --lines COUNT lines of its log (default 50)
@@ -154,7 +157,7 @@ ${ENDPOINT_NOTE}`,
   approve: `codex-bridge approve REQUEST [--for-session]
 
 Approves a command, file change, permission or MCP elicitation request as the person at the machine. The answer goes
-through the same approval policy and interaction ledger as every other answer (answered_by "person_at_machine"), so
+through the same approval policy and interaction ledger as every other answer (answered_by "person at the machine"), so
 it is taken only when the task's profile sets approvals = "person" or "either". --for-session approves it for the
 rest of the session where Codex offers that.
 ${ENDPOINT_NOTE}`,

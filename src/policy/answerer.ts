@@ -4,9 +4,16 @@
 import { BridgeError } from "../bridge-error.ts";
 import type { ProfileSpec } from "../config/settings.ts";
 
-/** Recorded as `answered_by`: "person" is the task card, "person_at_machine" the owner's own terminal. */
+/** Who answers: "person" is the task card, "person_at_machine" the owner's own terminal. */
 export type Answerer = "supervisor" | "person" | "person_at_machine";
 export type ApprovalsSetting = ProfileSpec["approvals"];
+
+/**
+ * The ledger's `answered_by`, naming only what was proven: "supervisor" is an answer through codex_respond (the
+ * model's tool); "person on the task card" is one that came with the task card's key (see tasks/card-keys.ts);
+ * "person at the machine" one given over the owner-only control endpoint (`codex-bridge approve` and friends).
+ */
+export const ANSWERED_BY: Record<Answerer, string> = { supervisor: "supervisor", person: "person on the task card", person_at_machine: "person at the machine" };
 
 /** True when the model must leave approvals to the person (it may still answer bridge_web_tool calls). */
 export function personDecides(setting: ApprovalsSetting): boolean {

@@ -3,7 +3,6 @@ import type { Platform } from "../../platform/types.ts";
 import { AppServerClient, type InitializeInfo, type LateResponse } from "../codex/client.ts";
 import { CodexMissingError } from "../codex/errors.ts";
 import { SharedServerError, sharedServerPid, sharedSocketPath, startSharedServer } from "../codex/shared-daemon.ts";
-import { VERIFIED_CODEX_VERSIONS } from "../codex/protocol/verified.ts";
 import type { ServerNotification, ServerRequest } from "../codex/rpc-messages.ts";
 import { silentLog, type EventLog } from "../log.ts";
 import { checkProtocol, type ProtocolStatus } from "./protocol-check.ts";
@@ -110,7 +109,7 @@ export class CodexRuntime {
         this.protocol = null;
         if (this.opts.shared) await this.attach(client, this.opts.shared);
         else await client.start();
-        this.protocol = await checkProtocol(client, this.opts.verifiedVersions ?? VERIFIED_CODEX_VERSIONS);
+        this.protocol = await checkProtocol(client, this.opts.verifiedVersions);
         log("info", this.opts.shared ? "app_server_attached" : "app_server_started", { pid: client.pid ?? this.sharedServer?.pid ?? null, codex: this.protocol.version, verified: this.protocol.verified, relay: this.protocol.relayRefused ? "refused" : "ok" });
         return client;
       } catch (err) {

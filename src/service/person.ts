@@ -1,8 +1,9 @@
 // The surface of the person at the machine, behind the owner-only control endpoint (`codex-bridge tasks`, `watch`,
 // `pending`, `approve`, `decline`, `answer`, `cancel`): the same domains as the MCP tools, the same policy and
-// interaction ledger for answers (recorded as answered_by "person_at_machine"), the same redaction on the way out.
+// interaction ledger for answers (recorded as answered_by "person at the machine"), the same redaction on the way out.
 import { BridgeError } from "../bridge-error.ts";
 import type { RespondInput } from "../policy/decisions.ts";
+import { ANSWERED_BY } from "../policy/answerer.ts";
 import { SETTLED_STATES, type InteractionRow } from "../store/rows.ts";
 import type { TaskDomain } from "../tasks/domain.ts";
 import { pendingRequests, taskLines, type PendingRequest, type TaskLine } from "../views/person.ts";
@@ -198,7 +199,7 @@ export class PersonService {
 
   private async answer(i: InteractionRow, how: Omit<RespondInput, "task_id" | "request_id">): Promise<AnswerResult> {
     const r = await this.domain.respond({ task_id: i.task_id, request_id: i.id, ...how }, "person_at_machine");
-    return { request_id: i.id, task_id: i.task_id, action: how.action, state: r.interaction.state, answered_by: r.interaction.answered_by ?? "person_at_machine", repeated: r.repeated };
+    return { request_id: i.id, task_id: i.task_id, action: how.action, state: r.interaction.state, answered_by: r.interaction.answered_by ?? ANSWERED_BY.person_at_machine, repeated: r.repeated };
   }
 }
 

@@ -80,7 +80,7 @@ export class EventIntake {
     const params = (r.params ?? {}) as Record<string, unknown>;
     const threadId = typeof params.threadId === "string" ? params.threadId : null;
     const taskId = threadId ? this.ctx.threadTask.get(threadId) : undefined;
-    const kind = REQUEST_KINDS[r.method] ?? "unknown";
+    const kind = REQUEST_KINDS[r.method];
     if (!taskId) {
       // On a shared server the person's own client answers its threads' requests; a refusal here would win the race.
       if (client.shared) return;
@@ -91,6 +91,16 @@ export class EventIntake {
     if (r.method === DYNAMIC_TOOL_CALL && !this.acceptToolCall(client, r, taskId, params)) return;
     if (UNSUPPORTED_REQUESTS.has(r.method)) {
       void client.respondError(r.id, -32601, "not supported by codex-bridge").catch(() => {});
+      return;
+    }
+    if (!kind) {
+      // A request this bridge does not know (another Codex version's, e.g. currentTime/read of 0.147-0.159): held, it
+      // would stall the turn on a question no supervisor can answer. Refused at once, and said where a supervisor looks.
+      void client.respondError(r.id, -32601, `${r.method} is not supported by codex-bridge`).catch(() => {});
+      this.ctx.log("warn", "server_request_refused", { task: taskId, method: r.method });
+      this.ctx.events.appendNow(taskId, [
+        { turn_id: typeof params.turnId === "string" ? params.turnId : null, kind: "warning", data: { message: `Codex sent the server request ${r.method}, which codex-bridge does not know; it was answered at once with a JSON-RPC error (method not supported) instead of being held` } },
+      ]);
       return;
     }
     this.ledger.record({

@@ -105,6 +105,11 @@ describe("codex-bridge --help", () => {
     expect(stray.stderr).toContain("--token-file only applies with --http HOST:PORT");
   });
 
+  it("service --help names the Windows log directory with its backslashes", async () => {
+    const run = await runCli(["service", "--help"]);
+    expect(run.stdout).toContain("%LOCALAPPDATA%\\codex-bridge\\logs");
+  });
+
   it("--version prints the version line", async () => {
     const run = await runCli(["--version"]);
     expect(run.code).toBe(0);

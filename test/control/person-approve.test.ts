@@ -81,7 +81,7 @@ describe("codex-bridge approve beside a supervisor's codex_wait (real Codex)", (
     void held.then(() => (heldReturned = true));
     const approved = await personCli(setup.statePath, ["approve", requestId]);
     expect(approved.code, approved.stderr).toBe(0);
-    expect(approved.stdout).toContain(`${requestId} (${taskId}): accept sent, answered_by person_at_machine`);
+    expect(approved.stdout).toContain(`${requestId} (${taskId}): accept sent, answered_by person at the machine`);
     // A second, different answer is refused by the same ledger.
     const again = await personCli(setup.statePath, ["decline", requestId]);
     expect(again.code).toBe(1);
@@ -113,7 +113,7 @@ describe("codex-bridge approve beside a supervisor's codex_wait (real Codex)", (
       `${taskId}  > write notes.txt`,
       `${taskId}  message: Writing notes.txt now.`,
       `${taskId}  ? ${requestId} command approval: printf 'hello\\n' > notes.txt (in ${setup.projectDir})  [codex-bridge approve ${requestId} | decline ${requestId}]`,
-      `${taskId}    ${requestId} accept by person_at_machine`,
+      `${taskId}    ${requestId} accept by person at the machine`,
       `${taskId}  $ printf 'hello\\n' > notes.txt  -> exit 0`,
       `${taskId}  answer: notes.txt is written.`,
       `${taskId}  turn completed`,
@@ -138,7 +138,7 @@ describe("codex-bridge approve beside a supervisor's codex_wait (real Codex)", (
     const store = await openStateDatabase(await getPlatform(), setup.statePath, MIGRATIONS);
     try {
       const row = new Repo(store.db, redactor).interaction(requestId)!;
-      expect(row).toMatchObject({ state: "resolved", answered_by: "person_at_machine" });
+      expect(row).toMatchObject({ state: "resolved", answered_by: "person at the machine" });
       expect(row.response).toEqual({ decision: "accept" });
     } finally {
       store.close();

@@ -1,5 +1,5 @@
 // The person at the machine's answers go through the same policy and ledger as every other answer: refused under
-// approvals = "supervisor" with nothing sent, recorded as person_at_machine under "person" and "either", held to the
+// approvals = "supervisor" with nothing sent, recorded as person at the machine under "person" and "either", held to the
 // decisions Codex offered, and a question answered with one text.
 import { afterEach, describe, expect, it } from "vitest";
 import type { AppServerClient } from "../../src/codex/client.ts";
@@ -21,13 +21,13 @@ describe("PersonService answers", () => {
   });
 
   for (const approvals of ["person", "either"] as const) {
-    it(`approvals = ${approvals}: approve sends Codex's own decision and the ledger says person_at_machine`, async () => {
+    it(`approvals = ${approvals}: approve sends Codex's own decision and the ledger says person at the machine`, async () => {
       fake = await fakePerson(approvals);
       const id = fake.ask(2);
       const r = await fake.person.decide({ request_id: id, verdict: "approve" });
-      expect(r).toMatchObject({ request_id: id, task_id: TASK, action: "accept", state: "submitted", answered_by: "person_at_machine", repeated: false });
+      expect(r).toMatchObject({ request_id: id, task_id: TASK, action: "accept", state: "submitted", answered_by: "person at the machine", repeated: false });
       expect(fake.codex.writes).toEqual([{ id: 2, result: { decision: "accept" } }]);
-      expect(fake.repo.interaction(id)).toMatchObject({ answered_by: "person_at_machine", response: { decision: "accept" } });
+      expect(fake.repo.interaction(id)).toMatchObject({ answered_by: "person at the machine", response: { decision: "accept" } });
     });
   }
 
@@ -51,7 +51,7 @@ describe("PersonService answers", () => {
     await expect(fake.person.decide({ request_id: id, verdict: "approve" })).rejects.toThrow(/is a question: answer it with codex-bridge answer/);
     await expect(fake.person.answerQuestions(id, { single: "green" })).rejects.toThrow(/answer "green" to color is not an offered option; choose from: red, blue/);
     const r = await fake.person.answerQuestions(id, { single: "blue" });
-    expect(r).toMatchObject({ action: "answer", answered_by: "person_at_machine" });
+    expect(r).toMatchObject({ action: "answer", answered_by: "person at the machine" });
     expect(fake.codex.writes).toEqual([{ id: 4, result: { answers: { color: { answers: ["blue"] } } } }]);
   });
 });
