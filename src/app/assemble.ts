@@ -14,9 +14,11 @@ import { taskSettings } from "../config/settings.ts";
 import { TaskDomain } from "../tasks/domain.ts";
 import { RetentionRunner } from "../tasks/retention.ts";
 import { BridgeService } from "../service/bridge.ts";
+import { PersonService } from "../service/person.ts";
 import { createMcpServer, type WaitHold } from "../mcp/server.ts";
 import type { EventLog, Logger } from "../log.ts";
 import { describeStartupError, openBridgeState, type OpenedState } from "./open-state.ts";
+import { openPersonChannels } from "./person-channels.ts";
 
 export { describeStartupError } from "./open-state.ts";
 
@@ -26,6 +28,10 @@ export interface Bridge {
   store: OpenedStore;
   domain: TaskDomain;
   service: BridgeService;
+  /** The person at the machine's surface (the control endpoint's commands). */
+  person: PersonService;
+  /** Run by close() beside the app-server's stop, before the state closes: the notifier and the control endpoint say goodbye. */
+  beforeClose: (() => Promise<void>)[];
   codexBin: string | null;
   codexError?: string;
   health(): Promise<HealthReport>;
@@ -60,9 +66,9 @@ export async function assembleBridge(platform: Platform, opts: AssembleOptions, 
     profiles: settings.profiles,
     env: opts.env,
     userHome: dirs.home,
-    make: (env) =>
+    make: (env, shared) =>
       new CodexRuntime(
-        { platform, codexBin: codex.bin, env, version: BUILD_INFO.version, verifiedVersions: opts.verifiedCodex, log: opts.log },
+        { platform, codexBin: codex.bin, env, version: BUILD_INFO.version, verifiedVersions: opts.verifiedCodex, log: opts.log, ...(shared ? { shared } : {}) },
         {
           notification: (c, n) => domain.onNotification(c, n),
           request: (c, r) => domain.onServerRequest(c, r),
@@ -104,19 +110,23 @@ export async function assembleBridge(platform: Platform, opts: AssembleOptions, 
     maxArtifactBytes: c.max_artifact_bytes,
     inlineArtifactBytes: c.inline_artifact_bytes,
     sensitivePaths: c.sensitive_paths,
-  });
+  }, opts.log);
+  const beforeClose: Bridge["beforeClose"] = [];
   return {
     platform,
     config,
     store,
     domain,
     service,
+    person: new PersonService(domain),
+    beforeClose,
     codexBin: codex.bin,
     codexError: codex.error,
     health,
     async close() {
       retention.stop();
-      await runtimes.stop(300);
+      // Side by side: a last notification gets the app-server's stop time too (a stopping bridge has under a second).
+      await Promise.all([...beforeClose.splice(0).map((hook) => hook().catch(() => {})), runtimes.stop(300)]);
       store.close();
     },
   };
@@ -125,7 +135,10 @@ export async function assembleBridge(platform: Platform, opts: AssembleOptions, 
 /** The bridge for a server command, or null after saying on stderr (through the logger) why it could not start. */
 export async function assembleForServe(platform: Platform, logger: Logger, opened?: OpenedState): Promise<Bridge | null> {
   try {
-    return await assembleBridge(platform, { env: process.env, cwd: process.cwd(), log: logger.log }, opened);
+    const bridge = await assembleBridge(platform, { env: process.env, cwd: process.cwd(), log: logger.log }, opened);
+    const { store, person, beforeClose } = bridge;
+    await openPersonChannels({ platform, database: store.lock?.database, notify: bridge.config.config.notify, person, beforeClose }, logger.log);
+    return bridge;
   } catch (err) {
     logger.say("error", "startup_failed", describeStartupError(err));
     return null;

@@ -53,7 +53,7 @@ network_access = false
 # How long one codex_wait call may hold the connection (1 to 300 seconds).
 wait_timeout_seconds = 25
 # Who answers Codex's approvals and questions: "supervisor" (the model), "person" (you, on the
-# task card of an MCP Apps host such as ChatGPT) or "either".
+# task card of an MCP Apps host such as ChatGPT, or with codex-bridge approve) or "either".
 approvals = "supervisor"
 # Extra regular expressions: matching commands are treated as high risk (never approved for
 # the session) or forbidden (can only be declined).
@@ -66,6 +66,9 @@ approvals = "supervisor"
 # child_env = "minimal"
 # env_allow = ["GIT_AUTHOR_NAME", "GIT_AUTHOR_EMAIL"]
 # env_deny = ["AWS_PROFILE"]
+# "shared": attach to the Codex home's shared app-server (the one the Codex TUI uses), so the
+# tasks are threads you can open from Codex; start_shared = true starts it when none runs.
+# runtime = "shared"
 
 # Other profiles take their unset values from [profiles.default].
 # [profiles.fast]

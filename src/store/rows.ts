@@ -73,6 +73,7 @@ export const FAILURE_CODES = [
   "codex_missing",
   "codex_unverified_version",
   "app_server_crashed",
+  "shared_server_unavailable",
   "bridge_restarted",
   "interrupted_by_supervisor",
   "unknown",
@@ -132,7 +133,7 @@ export interface InteractionRow {
   params: Record<string, unknown>;
   response: unknown;
   response_hash: string | null;
-  /** Who gave the answer: "supervisor" (the model's tool call) or "person" (the task card); null while unanswered. */
+  /** Who gave the answer, as proven (policy/answerer.ts ANSWERED_BY); null while unanswered. */
   answered_by: string | null;
   note: string | null;
   created_at: string;

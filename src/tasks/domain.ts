@@ -364,6 +364,11 @@ export class TaskDomain {
     return this.events.addWaiter(taskId, fn);
   }
 
+  /** fn(taskId) after anything of any task was stored; followers must not block (they run on the intake path). */
+  followAll(fn: (taskId: string) => void): () => void {
+    return this.events.addAnyWaiter(fn);
+  }
+
   activeCounts(): { active: number; pending: number; unknown: number } {
     const active = this.repo.tasksInStates(["starting", "running", "waiting_for_approval", "waiting_for_tool"]).length;
     const pending = this.repo.interactionsInStates(["pending", "uncertain"]).length;

@@ -80,8 +80,10 @@ export class EventIntake {
     const params = (r.params ?? {}) as Record<string, unknown>;
     const threadId = typeof params.threadId === "string" ? params.threadId : null;
     const taskId = threadId ? this.ctx.threadTask.get(threadId) : undefined;
-    const kind = REQUEST_KINDS[r.method] ?? "unknown";
+    const kind = REQUEST_KINDS[r.method];
     if (!taskId) {
+      // On a shared server the person's own client answers its threads' requests; a refusal here would win the race.
+      if (client.shared) return;
       // Not a thread this bridge supervises: refuse rather than leave Codex hanging.
       void client.respondError(r.id, -32603, "codex-bridge has no task for this thread").catch(() => {});
       return;
@@ -89,6 +91,16 @@ export class EventIntake {
     if (r.method === DYNAMIC_TOOL_CALL && !this.acceptToolCall(client, r, taskId, params)) return;
     if (UNSUPPORTED_REQUESTS.has(r.method)) {
       void client.respondError(r.id, -32601, "not supported by codex-bridge").catch(() => {});
+      return;
+    }
+    if (!kind) {
+      // A request this bridge does not know (another Codex version's, e.g. currentTime/read of 0.147-0.159): held, it
+      // would stall the turn on a question no supervisor can answer. Refused at once, and said where a supervisor looks.
+      void client.respondError(r.id, -32601, `${r.method} is not supported by codex-bridge`).catch(() => {});
+      this.ctx.log("warn", "server_request_refused", { task: taskId, method: r.method });
+      this.ctx.events.appendNow(taskId, [
+        { turn_id: typeof params.turnId === "string" ? params.turnId : null, kind: "warning", data: { message: `Codex sent the server request ${r.method}, which codex-bridge does not know; it was answered at once with a JSON-RPC error (method not supported) instead of being held` } },
+      ]);
       return;
     }
     this.ledger.record({
@@ -131,7 +143,9 @@ export class EventIntake {
       if (t.connection_id === client.connectionId) affected.add(t.id);
     }
     const exit = client.exit;
-    const how = exit ? (exit.signal ? `was killed by ${exit.signal}` : `exited with code ${exit.code}`) : "exited";
+    const how = client.shared
+      ? "(the shared one) closed the connection"
+      : exit ? (exit.signal ? `was killed by ${exit.signal}` : `exited with code ${exit.code}`) : "exited";
     const detail = `the Codex app-server ${how}`;
     // The bridge closing its own child (shutdown) is not a crash: the task waits for the next bridge.
     const lost = client.closeRequested

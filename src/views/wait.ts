@@ -39,6 +39,8 @@ export interface WaitAnswer {
   /** True when the caller named no single task_id: every item is labelled with its task. */
   multi: boolean;
   tasks: TaskDelta[];
+  /** Set when the asked timeout_seconds was above the limit: the one sentence saying it was shortened. */
+  clamped?: string;
 }
 
 interface Watched {
@@ -67,10 +69,19 @@ function selectTasks(domain: TaskDomain, input: WaitInput, connectionKey: string
   return followed;
 }
 
-function holdSeconds(domain: TaskDomain, ids: string[], input: WaitInput, ctx: WaitContext): number {
-  const max = Math.min(ctx.hold?.maxSeconds ?? domain.settings.maxWaitSeconds, domain.settings.maxWaitSeconds);
+/**
+ * How long this wait may hold: what was asked (else the transport's or the profiles' default), never above the limit
+ * (the transport's, else max_wait_seconds: 55 s by default, under the hosts' ~60 s tool-call limits). A larger ask is
+ * shortened and said so.
+ */
+function holdSeconds(domain: TaskDomain, ids: string[], input: WaitInput, ctx: WaitContext): { seconds: number; clamped?: string } {
+  const max = ctx.hold?.maxSeconds ?? domain.settings.maxWaitSeconds;
   const byProfile = Math.min(...ids.map((id) => domain.profile(domain.repo.task(id)!.profile_id).wait_timeout_seconds));
-  return Math.min(input.timeout_seconds ?? ctx.hold?.defaultSeconds ?? byProfile, max);
+  const asked = input.timeout_seconds;
+  if (asked !== undefined && asked > max) {
+    return { seconds: max, clamped: `timeout_seconds ${asked} is above this bridge's ${max} s limit (MCP hosts end a tool call at about 60 s); held ${max} s` };
+  }
+  return { seconds: Math.min(asked ?? ctx.hold?.defaultSeconds ?? byProfile, max) };
 }
 
 /** Where each task's reading starts; a cursor from before a managed app-server restart is lost and re-anchored. */
@@ -133,7 +144,8 @@ export async function waitForTasks(domain: TaskDomain, guard: WaitGuard, input: 
   const mode = input.mode ?? "auto";
   const multi = input.task_id === undefined;
   const ids = selectTasks(domain, input, ctx.connectionKey);
-  const timeoutS = holdSeconds(domain, ids, input, ctx);
+  const hold = holdSeconds(domain, ids, input, ctx);
+  const timeoutS = hold.seconds;
   const watched = startingPoints(domain, ids, input, ctx.connectionKey);
   const release = guard.claim(ctx.connectionKey, watched.filter((w) => !w.explicit).map((w) => w.id));
   try {
@@ -180,7 +192,8 @@ export async function waitForTasks(domain: TaskDomain, guard: WaitGuard, input: 
         }
       }
     }
-    return answer(domain, watched, { mode, multi, timedOut, connectionKey: ctx.connectionKey, commitWhenDelivered: ctx.commitWhenDelivered });
+    const a = answer(domain, watched, { mode, multi, timedOut, connectionKey: ctx.connectionKey, commitWhenDelivered: ctx.commitWhenDelivered });
+    return hold.clamped ? { ...a, clamped: hold.clamped } : a;
   } finally {
     release();
   }

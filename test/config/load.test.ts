@@ -58,6 +58,8 @@ describe("defaults", () => {
       child_env: "inherit",
       env_allow: [],
       env_deny: [],
+      runtime: "spawn",
+      start_shared: false,
     });
     expect(config.profiles.default.codex_home).toBeUndefined();
     expect(config.sensitive_paths).toEqual([...DEFAULT_SENSITIVE_PATHS]);
@@ -78,6 +80,12 @@ describe("defaults", () => {
   it("a small max_artifact_bytes pulls the default inline size down with it", () => {
     const { config } = parse("max_artifact_bytes = 1048576");
     expect(config.inline_artifact_bytes).toBe(1048576);
+  });
+
+  it("max_wait_seconds is 55 unless raised (for a host that allows longer tool calls), at most 300", () => {
+    expect(parse("").config.max_wait_seconds).toBe(55);
+    expect(parse("max_wait_seconds = 120").config.max_wait_seconds).toBe(120);
+    expect(errorOf(() => parse("max_wait_seconds = 301")).message).toMatch(/max_wait_seconds.*from 1 to 300/);
   });
 });
 
@@ -158,6 +166,21 @@ child_env = "empty"
     expect(rel.message).toContain('profiles.a.codex_home must be an absolute directory (got "codex-a")');
     expect(rel.message).toContain("profiles.a.env_allow[0] names CONTROL_PLANE_API_KEY, which the bridge never passes to Codex");
     expect(rel.message).toContain('profiles.a.env_allow[1] ("1BAD") is not an environment variable name');
+  });
+
+  it("runtime and start_shared: spawn by default, shared per profile, anything else named with its fix", () => {
+    const { config } = parse(`
+[profiles.mine]
+runtime = "shared"
+start_shared = true
+[profiles.plain]
+effort = "low"
+`);
+    expect(config.profiles.mine).toMatchObject({ runtime: "shared", start_shared: true });
+    expect(config.profiles.plain).toMatchObject({ runtime: "spawn", start_shared: false });
+    const err = errorOf(() => parse(`[profiles.a]\nruntime = "daemon"\nstart_shared = "yes"`));
+    expect(err.message).toContain('profiles.a.runtime must be one of "spawn", "shared"');
+    expect(err.message).toContain("profiles.a.start_shared must be true or false");
   });
 
   it("rejects an invalid profile id", () => {
@@ -341,7 +364,7 @@ describe("loadConfig and file location", () => {
     const { config, projectIssues } = parseConfigText(text, { path: "config.example.toml" });
     // Its example directories do not exist here: doctor would list them.
     expect(projectIssues.map((p) => p.id).sort()).toEqual(["docs", "my-app"]);
-    expect(config.profiles.deep).toMatchObject({ effort: "high", wait_timeout_seconds: 60, sandbox_type: "workspace-write" });
+    expect(config.profiles.deep).toMatchObject({ effort: "high", wait_timeout_seconds: 50, sandbox_type: "workspace-write" });
     expect(config.profiles.readonly.forbidden_patterns).toEqual(["\\bkubectl\\s+delete\\s+namespace\\b"]);
     expect(config.sensitive_paths).toContain("*.sqlite3");
     expect(config.profiles.work).toMatchObject({ codex_home: "/home/you/.local/share/codex-bridge/homes/work", child_env: "minimal", env_deny: ["AWS_PROFILE"] });

@@ -4,7 +4,7 @@ import { z } from "zod";
 import type { BridgeService, HealthReport } from "../../service/bridge.ts";
 import { MUTATING, ok, READ_ONLY, wrap } from "./result.ts";
 import { failureText } from "../../views/evidence.ts";
-import { TASK_ID, inputOf, listed, outputOf } from "./listing.ts";
+import { TASK_ID, idString, inputOf, listed, outputOf } from "./listing.ts";
 
 // Bounded by the domain, which names its limits per field and per record (the transport bounds the line).
 const CHECKPOINT_FIELD = z.string();
@@ -77,7 +77,7 @@ export function registerAdminTools(server: McpServer, service: BridgeService): v
         "Read/update the short anchor of a task or native thread, in your own words (no copied prompts, output or answers). goal, constraints: set once.",
       inputSchema: inputOf({
         action: z.enum(["read", "update"]),
-        task_id: z.string().regex(TASK_ID, "a task id from codex_start").optional(),
+        task_id: idString(TASK_ID, "a task id from codex_start").optional(),
         thread_id: z.string().max(100).optional(),
         goal: CHECKPOINT_FIELD.optional(),
         constraints: CHECKPOINT_FIELD.optional(),
@@ -117,7 +117,10 @@ export function registerAdminTools(server: McpServer, service: BridgeService): v
 export function renderHealth(h: HealthReport): string {
   const lines = [`${h.healthy ? "healthy" : "UNHEALTHY"} · codex-bridge ${h.bridge.version} (${h.bridge.fingerprint.slice(0, 12)}) pid ${h.bridge.pid} up ${h.bridge.uptime_s}s`];
   for (const c of h.checks) lines.push(`${c.ok ? "ok " : "ERR"} ${c.name}: ${c.detail}`);
-  for (const p of h.profiles ?? []) lines.push(`profile ${p.id}: home ${p.codex_home}${p.isolated ? " (its own)" : ""} · login ${p.login} · ${p.models ?? "?"} live models`);
+  for (const p of h.profiles ?? []) {
+    const server = p.server ? ` · shared app-server ${p.server.socket} pid ${p.server.pid ?? "?"} (${p.server.started_by === "bridge" ? "started by the bridge" : "already running"})` : p.runtime === "shared" ? " · shared app-server" : "";
+    lines.push(`profile ${p.id}: home ${p.codex_home}${p.isolated ? " (its own)" : ""}${server} · login ${p.login} · ${p.models ?? "?"} live models`);
+  }
   if (h.codex.relay_disabled) lines.push(`relay disabled: ${h.codex.relay_disabled}`);
   const f = h.last_failure;
   if (f) lines.push(`last failure: ${f.task_id} at ${f.at}: ${failureText(f)}`);
