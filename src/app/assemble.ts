@@ -10,9 +10,11 @@ import { redactor } from "../policy/redact.ts";
 import { collectHealth, type HealthReport } from "../runtime/health.ts";
 import { CodexRuntime } from "../runtime/app-server.ts";
 import { RuntimePool } from "../runtime/pool.ts";
-import { taskSettings } from "../config/settings.ts";
+import { taskSettings, type TaskSettings } from "../config/settings.ts";
 import { TaskDomain } from "../tasks/domain.ts";
+import { ArtifactReads } from "../service/artifacts.ts";
 import { BridgeService } from "../service/bridge.ts";
+import { viewReads } from "../views/reads.ts";
 import { createMcpServer, type WaitHold } from "../mcp/server.ts";
 import type { EventLog, Logger } from "../log.ts";
 import { describeStartupError, openBridgeState, type OpenedState } from "./open-state.ts";
@@ -23,6 +25,9 @@ export interface Bridge {
   platform: Platform;
   config: LoadedConfig;
   store: OpenedStore;
+  repo: Repo;
+  runtimes: RuntimePool;
+  settings: TaskSettings;
   domain: TaskDomain;
   service: BridgeService;
   codexBin: string | null;
@@ -40,10 +45,9 @@ export interface AssembleOptions {
   verifiedCodex?: readonly string[];
 }
 
-export function resolveCodex(platform: Platform, env: Record<string, string | undefined>, configBin?: string): { bin: string | null; error?: string } {
+export function resolveCodex(env: Record<string, string | undefined>, configBin?: string): { bin: string | null; error?: string } {
   const e = configBin && !env.CODEX_BIN && !env.CODEX_EXE ? { ...env, CODEX_BIN: configBin } : env;
   const r = locateCodex({ env: e, platform: hostPlatform() });
-  void platform;
   return "error" in r ? { bin: null, error: r.error } : { bin: r.path };
 }
 
@@ -51,7 +55,7 @@ export function resolveCodex(platform: Platform, env: Record<string, string | un
 export async function assembleBridge(platform: Platform, opts: AssembleOptions, opened?: OpenedState): Promise<Bridge> {
   const dirs = platform.dirs();
   const { config, store } = opened ?? (await openBridgeState(platform, opts));
-  const codex = resolveCodex(platform, opts.env, config.config.codex.bin);
+  const codex = resolveCodex(opts.env, config.config.codex.bin);
   const repo = new Repo(store.db, redactor);
   let domain: TaskDomain;
   const settings = taskSettings(config.config, opts.env);
@@ -96,15 +100,18 @@ export async function assembleBridge(platform: Platform, opts: AssembleOptions, 
         lastFailure: () => repo.lastFailure(),
       });
   const c = config.config;
-  const service = new BridgeService(domain, platform, health, {
-    maxArtifactBytes: c.max_artifact_bytes,
-    inlineArtifactBytes: c.inline_artifact_bytes,
-    sensitivePaths: c.sensitive_paths,
+  const artifacts = new ArtifactReads({ maxArtifactBytes: c.max_artifact_bytes, inlineArtifactBytes: c.inline_artifact_bytes, sensitivePaths: c.sensitive_paths }, (id) => {
+    const p = domain.project(id);
+    return { cwd: p.cwd, allowHardLinks: p.allow_hard_links === true };
   });
+  const service = new BridgeService(domain, viewReads(domain, repo, settings), artifacts, platform, health);
   return {
     platform,
     config,
     store,
+    repo,
+    runtimes,
+    settings,
     domain,
     service,
     codexBin: codex.bin,

@@ -58,7 +58,7 @@ export async function runServe(platform: Platform, allArgs: string[], start?: Se
     if (stopping) return;
     stopping = true;
     log("info", "stopping", { reason: why });
-    const appServers = bridge.domain.runtimes.all().map((s) => s.runtime.current);
+    const appServers = bridge.runtimes.all().map((s) => s.runtime.current);
     const finish = () => {
       // Anything an app-server left in its process group goes too (the group outlives its leader).
       for (const appServer of appServers) appServer?.kill("SIGKILL");

@@ -1,10 +1,20 @@
-// Plain-text renderings for a language model reader: each fact once, no JSON echo, nothing empty.
-import { failureText } from "../../views/evidence.ts";
-import { activityLine } from "../../views/activity.ts";
-import type { RequestView } from "../../views/request-view.ts";
-import type { WaitAnswer } from "../../views/wait.ts";
-import { commandLine, type CommandView, type TaskDelta } from "../../views/wait-delta.ts";
-import type { TaskRow, TaskStatus } from "../../service/bridge.ts";
+// Every plain-text rendering a tool result carries, for a language model reader: each fact once, no JSON echo, nothing
+// empty. The sentences the views also put into structured fields (a failure, a command, an activity) come from them.
+import {
+  activityLine,
+  commandLine,
+  failureText,
+  HOST_REPORT_NOTE,
+  type CommandView,
+  type GitChecks,
+  type HealthReport,
+  type RequestView,
+  type TaskDelta,
+  type TaskResult,
+  type TaskRow,
+  type TaskStatus,
+  type WaitAnswer,
+} from "../../service/bridge.ts";
 
 export function requestLine(r: RequestView & { schema?: unknown; mcp_tool?: unknown }): string {
   const parts = [`${r.request_id} ${r.kind}`];
@@ -144,4 +154,64 @@ export function contextLine(ctx: Record<string, unknown>): string {
 /** An open UNKNOWN in codex_status: what would settle it, and why the check just run did not. */
 export function unknownText(u: NonNullable<TaskStatus["unknown"]>): string {
   return `UNKNOWN ${u.method} (request ${String(u.request)}${u.turn_id ? `, turn ${u.turn_id}` : ""}) is never resent; settles on: ${u.resolves_on.join("; ")}${u.checked ? `\nchecked now: ${u.checked}` : ""}`;
+}
+
+function more(n: number | undefined): string {
+  return n ? ` (+${n} more)` : "";
+}
+
+function renderGit(g: GitChecks): string {
+  if (g.error && !g.head && g.status_count === 0) return `Git: ${g.error}`;
+  const parts: string[] = [];
+  parts.push(g.head ? `HEAD ${g.head.slice(0, 12)}${g.branch ? ` on ${g.branch}` : " (detached)"}` : `no commits${g.branch ? ` on ${g.branch}` : ""}`);
+  if (g.status_count === 0) parts.push("working tree clean");
+  else parts.push(`${g.status_count} changed: ${g.status.join(", ")}${more(g.status_count - g.status.length)}`);
+  if (g.diff_stat) parts.push(g.diff_stat);
+  if (g.error) parts.push(`error: ${g.error}`);
+  return `Git: ${parts.join("; ")}`;
+}
+
+/** Plain text for a model reader: the final message first, then one line per evidence group. */
+export function renderResultText(r: TaskResult): string {
+  const lines: string[] = [];
+  if (r.final_message) lines.push(r.final_message, "");
+  lines.push(`Task ${r.task_id} ${r.state}${r.turn_status ? ` (last turn ${r.turn_status})` : ""}${r.final_message ? "" : "; no final message"}.`);
+  if (r.failure) lines.push(failureText(r.failure));
+  if (r.unknown) lines.push(`Outcome unknown: ${r.unknown.method} was not acknowledged (${r.unknown.detail}); it may have been accepted.`);
+  const e = r.evidence ?? {};
+  if (e.commands || e.commands_omitted) {
+    const list = (e.commands ?? []).map((c) => `\`${c.command}\` → ${c.exit_code !== undefined ? `exit ${c.exit_code}` : "no exit code"}${c.status === "completed" ? "" : ` (${c.status})`}`);
+    const total = (e.commands?.length ?? 0) + (e.commands_omitted ?? 0);
+    if (e.commands_exit_0 === undefined) lines.push(`Commands (${total}): ${list.join("; ")}${more(e.commands_omitted)}`);
+    else {
+      const rest = e.commands_omitted ? `${list.length ? `; +${e.commands_omitted} more` : ""}; codex_inspect kind=commands lists all` : "";
+      lines.push(`Commands (${total}, ${e.commands_exit_0} exit 0)${list.length ? `: ${list.join("; ")}` : ""}${rest}`);
+    }
+  }
+  if (e.file_changes) {
+    const list = e.file_changes.map((f) => `${f.path} (${f.kind}${f.status === "completed" ? "" : `, ${f.status}`})`);
+    lines.push(`File changes (${e.file_changes.length + (e.file_changes_omitted ?? 0)}): ${list.join(", ")}${more(e.file_changes_omitted)}`);
+  }
+  if (e.mcp_calls) {
+    const list = e.mcp_calls.map((m) => `${m.server}/${m.tool} ${m.status}${m.error ? `: ${m.error}` : ""}`);
+    lines.push(`MCP calls (${e.mcp_calls.length + (e.mcp_calls_omitted ?? 0)}): ${list.join("; ")}${more(e.mcp_calls_omitted)}`);
+  }
+  if (e.host_reports) {
+    const list = e.host_reports.items.map((h) => `${h.request_id} ${h.capability}: ${h.status ?? "nothing submitted"}, ${h.state}`);
+    lines.push(`Host reports (${HOST_REPORT_NOTE}): ${list.join("; ")}${more(e.host_reports.omitted)}`);
+  }
+  if (e.diff) lines.push(`Diff: ${e.diff.files} file(s), +${e.diff.insertions} -${e.diff.deletions} (codex_inspect kind=diff for the text)`);
+  if (e.git) lines.push(renderGit(e.git));
+  if (e.warnings) lines.push(`Warnings/errors: ${e.warnings} (codex_inspect kind=warnings)`);
+  return lines.join("\n");
+}
+
+export function renderHealth(h: HealthReport): string {
+  const lines = [`${h.healthy ? "healthy" : "UNHEALTHY"} · codex-bridge ${h.bridge.version} (${h.bridge.fingerprint.slice(0, 12)}) pid ${h.bridge.pid} up ${h.bridge.uptime_s}s`];
+  for (const c of h.checks) lines.push(`${c.ok ? "ok " : "ERR"} ${c.name}: ${c.detail}`);
+  for (const p of h.profiles ?? []) lines.push(`profile ${p.id}: home ${p.codex_home}${p.isolated ? " (its own)" : ""} · login ${p.login} · ${p.models ?? "?"} live models`);
+  if (h.codex.relay_disabled) lines.push(`relay disabled: ${h.codex.relay_disabled}`);
+  const f = h.last_failure;
+  if (f) lines.push(`last failure: ${f.task_id} at ${f.at}: ${failureText(f)}`);
+  return lines.join("\n");
 }

@@ -2,10 +2,8 @@
 import type { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
 import type { WaitHold } from "../server-identity.ts";
 import { z } from "zod";
-import { MAX_WAIT_TASKS, PROMPT_MAX_CHARS, type BridgeService } from "../../service/bridge.ts";
-import { failureText, renderResultText } from "../../views/evidence.ts";
-import { INSPECT_KINDS } from "../../views/inspect.ts";
-import { contextLine, NO_RELAY_NOTE, renderWait, requestLine, taskLine, taskView, unknownText, waitStructured } from "./render.ts";
+import { failureText, INSPECT_KINDS, MAX_WAIT_TASKS, PROMPT_MAX_CHARS, type BridgeService } from "../../service/bridge.ts";
+import { contextLine, NO_RELAY_NOTE, renderResultText, renderWait, requestLine, taskLine, taskView, unknownText, waitStructured } from "./render.ts";
 import { deliveryHooksFor, isAttached } from "../delivery.ts";
 import { MUTATING, ok, READ_ONLY, type ToolExtra, wrap } from "./result.ts";
 import { REQUEST_ID, TASK_ID, inputOf, listed, outputOf } from "./listing.ts";
