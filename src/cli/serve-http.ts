@@ -2,6 +2,7 @@
 // `tunnel-client --mcp.server-url` and local clients. One bridge (one database owner, one Codex app-server)
 // serves every session; each session gets its own McpServer so concurrent conversations are not serialized.
 import { connectMcp } from "../mcp/delivery.ts";
+import { shutdownFor } from "./shutdown.ts";
 import { DEFAULT_MAX_SESSIONS, DEFAULT_SESSION_IDLE_MS, SessionRegistry } from "../mcp/transport/http-sessions.ts";
 import { checkInboundText, errorReply, type JsonRpcErrorReply } from "../mcp/transport/jsonrpc-inbound.ts";
 import { randomUUID } from "node:crypto";
@@ -252,20 +253,7 @@ export async function runHttp(platform: Platform, args: string[], logger: Logger
     return 1;
   }
 
-  let stopping = false;
-  const shutdown = async (why: string) => {
-    if (stopping) return;
-    stopping = true;
-    log("info", "stopping", { reason: why });
-    const hard = setTimeout(() => process.exit(0), 1500);
-    try {
-      await served.close().catch(() => {});
-      await bridge.close();
-    } finally {
-      clearTimeout(hard);
-      process.exit(0);
-    }
-  };
+  const shutdown = shutdownFor(bridge, log, () => served.close().catch(() => {}));
   process.on("SIGTERM", () => void shutdown("SIGTERM"));
   process.on("SIGINT", () => void shutdown("SIGINT"));
   process.on("SIGHUP", () => void shutdown("SIGHUP"));
