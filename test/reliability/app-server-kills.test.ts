@@ -62,6 +62,17 @@ async function waitUntil(call: Call, taskId: string, until: (s: Record<string, a
   return last;
 }
 
+/** The pid of the app-server that is up now, waiting (bounded) while one starts. */
+async function livePid(call: Call): Promise<number> {
+  let last: Record<string, any> = {};
+  for (let i = 0; i < 200; i++) {
+    last = (await call("codex_runtime", { action: "status" })).structured;
+    if (last.state === "ready" && typeof last.pid === "number") return last.pid;
+    await new Promise((res) => setTimeout(res, 50));
+  }
+  throw new Error(`no app-server came up: ${JSON.stringify(last)}`);
+}
+
 describe("reliability: app-server killed", () => {
   it(`${FAULTS} kills of the app-server at random points: every task ends honestly, the bridge keeps serving`, async () => {
     const r = seeded("app-server-kills");
@@ -88,7 +99,6 @@ describe("reliability: app-server killed", () => {
       } else {
         taskId = (await call("codex_start", { project_id: "demo", prompt: promptFor(KIND_OF[point], n++) })).structured.task_id;
       }
-      const pid = (await call("codex_runtime", { action: "status" })).structured.pid as number;
       let pending: string | null = null;
       let inFlight: Promise<unknown> | null = null;
       switch (point) {
@@ -121,7 +131,9 @@ describe("reliability: app-server killed", () => {
       }
       await new Promise((res) => setTimeout(res, r.int(0, 250)));
       const before = (await call("codex_status", { task_id: taskId })).structured.state as string;
-      const victims = point === "runtime restart" ? childrenOf(t.pid) : [pid];
+      // Read only now, from a running app-server: right after a kill, status still names the dead one until the next
+      // start, and killing that pid would hit nothing (a busy machine made this race show).
+      const victims = point === "runtime restart" ? childrenOf(t.pid) : [await livePid(call)];
       for (const v of victims) killQuietly(v);
       stats.faults++;
       await inFlight?.catch(() => {});
