@@ -29,6 +29,8 @@ export type { HealthReport } from "../runtime/health.ts";
 export type { CardAnswer } from "../views/task-card.ts";
 export type { TaskStatus } from "../views/task-status.ts";
 export type { RuntimeStatus } from "../tasks/runtime-control.ts";
+export type { ModelPage } from "../runtime/model-catalog.ts";
+export type { CheckpointAnswer } from "../tasks/checkpoint.ts";
 export type { FileEntry } from "../artifacts/list.ts";
 export type { ArtifactRead } from "../artifacts/read.ts";
 export { ArtifactPathError, ArtifactRangeError, ArtifactTooLargeError } from "../artifacts/errors.ts";
@@ -43,6 +45,11 @@ export type { GitChecks } from "../views/git-checks.ts";
 export { failureText, HOST_REPORT_NOTE, type TaskResult } from "../views/evidence.ts";
 export { activityLine } from "../views/activity.ts";
 export { commandLine } from "../views/wait-delta.ts";
+
+/** codex_threads' answer: a page of native threads, or one thread's turns. */
+export type ThreadsAnswer =
+  | ({ action: "list" } & Awaited<ReturnType<typeof listThreads>>)
+  | ({ action: "read" } & Awaited<ReturnType<typeof readThread>>);
 
 export class BridgeService {
   private readonly waitGuard = new WaitGuard();
@@ -123,7 +130,7 @@ export class BridgeService {
   }
 
   /** Native threads; previews and turn errors come from Codex, so they are redacted like everything else returned. */
-  threads(input: ThreadListInput & { action: "list" | "read"; thread_id?: string }) {
+  threads(input: ThreadListInput & { action: "list" | "read"; thread_id?: string }): Promise<ThreadsAnswer> {
     return shownAsync(async () => {
       const client = await this.domain.defaultClient();
       // A preview is the user's first prompt: redacted whole, before it is cut short.

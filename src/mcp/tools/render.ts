@@ -5,14 +5,18 @@ import {
   commandLine,
   failureText,
   HOST_REPORT_NOTE,
+  type CheckpointAnswer,
   type CommandView,
   type GitChecks,
   type HealthReport,
+  type ModelPage,
   type RequestView,
+  type RuntimeStatus,
   type TaskDelta,
   type TaskResult,
   type TaskRow,
   type TaskStatus,
+  type ThreadsAnswer,
   type WaitAnswer,
 } from "../../service/bridge.ts";
 
@@ -214,4 +218,32 @@ export function renderHealth(h: HealthReport): string {
   const f = h.last_failure;
   if (f) lines.push(`last failure: ${f.task_id} at ${f.at}: ${failureText(f)}`);
   return lines.join("\n");
+}
+
+export function modelsText({ models, next_cursor }: ModelPage): string {
+  const text = models.map((m) => `${m.model}${m.default ? " (default)" : ""}: ${m.efforts.join("/")}`).join("\n") + (next_cursor ? `\nnext_cursor ${next_cursor}` : "");
+  return text || "no models";
+}
+
+const moreThreads = (cursor: string | null | undefined) => (cursor ? `\nnext_cursor ${cursor}` : "");
+
+export function threadsText(r: ThreadsAnswer & { action: "list" }): string {
+  const text = r.threads.map((t) => `${t.thread_id}${t.task_id ? ` (${t.task_id})` : ""} ${String(t.cwd ?? "")}: ${t.preview}`).join("\n");
+  return (text || "no threads") + moreThreads(r.next_cursor) + (r.note ? `\n${r.note}` : "");
+}
+
+export function threadText(r: ThreadsAnswer & { action: "read" }): string {
+  const turns = r.turns.map((t) => `${t.turn_id} ${String(t.status)}${t.error ? `: ${t.error}` : ""}`).join("\n");
+  return `thread ${r.thread_id} ${r.status}\n${turns || "no turns"}${moreThreads(r.next_cursor)}`;
+}
+
+export function checkpointText(r: CheckpointAnswer): string {
+  const of = r.anchor.task_id ?? r.anchor.thread_id;
+  if (r.saved) return `checkpoint of ${of} saved`;
+  const text = Object.entries(r.checkpoint).map(([k, v]) => `${k}: ${String(v)}`).join("\n");
+  return text || `no checkpoint of ${of} yet`;
+}
+
+export function runtimeText(v: RuntimeStatus): string {
+  return `app-server ${v.state} pid ${v.pid ?? "-"} · generation ${v.generation} · restarts ${v.restarts} · active ${v.active} · pending ${v.pending} · unknown ${v.unknown} · in flight ${v.in_flight}`;
 }
