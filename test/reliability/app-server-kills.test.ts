@@ -62,15 +62,19 @@ async function waitUntil(call: Call, taskId: string, until: (s: Record<string, a
   return last;
 }
 
-/** The pid of the app-server that is up now, waiting (bounded) while one starts. */
-async function livePid(call: Call): Promise<number> {
+/**
+ * The pid of the app-server the task runs on, waiting (bounded) while one starts; none once the task has ended, as it
+ * does when it was started on an app-server that was dying from the previous kill (nothing then starts another).
+ */
+async function livePids(call: Call, taskId: string): Promise<number[]> {
   let last: Record<string, any> = {};
   for (let i = 0; i < 200; i++) {
     last = (await call("codex_runtime", { action: "status" })).structured;
-    if (last.state === "ready" && typeof last.pid === "number") return last.pid;
+    if (last.state === "ready" && typeof last.pid === "number") return [last.pid];
+    if (SETTLED_STATES.has((await call("codex_status", { task_id: taskId })).structured.state)) return [];
     await new Promise((res) => setTimeout(res, 50));
   }
-  throw new Error(`no app-server came up: ${JSON.stringify(last)}`);
+  throw new Error(`no app-server came up for a running task: ${JSON.stringify(last)}`);
 }
 
 describe("reliability: app-server killed", () => {
@@ -133,7 +137,7 @@ describe("reliability: app-server killed", () => {
       const before = (await call("codex_status", { task_id: taskId })).structured.state as string;
       // Read only now, from a running app-server: right after a kill, status still names the dead one until the next
       // start, and killing that pid would hit nothing (a busy machine made this race show).
-      const victims = point === "runtime restart" ? childrenOf(t.pid) : [await livePid(call)];
+      const victims = point === "runtime restart" ? childrenOf(t.pid) : await livePids(call, taskId);
       for (const v of victims) killQuietly(v);
       stats.faults++;
       await inFlight?.catch(() => {});
