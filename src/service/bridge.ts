@@ -147,7 +147,7 @@ export class BridgeService {
 
   /** Status of the managed app-server; a restart is refused while anything could be lost by it. */
   runtime(action: "status" | "restart"): Promise<RuntimeStatus> {
-    return shownAsync(() => this.domain.runtime(action));
+    return shownAsync(() => this.domain.manageRuntime(action));
   }
 
   /** One page of a project's files (metadata only). Not redacted: paths are the project's own. */

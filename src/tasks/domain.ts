@@ -100,7 +100,7 @@ export class TaskDomain {
   }
 
   /** The managed app-servers' status, or a restart; refused while anything could be lost by it. */
-  runtime(action: "status" | "restart"): Promise<RuntimeStatus> {
+  manageRuntime(action: "status" | "restart"): Promise<RuntimeStatus> {
     return runtimeControl(this.repo, this.runtimes, this.activeCounts(), action);
   }
 
