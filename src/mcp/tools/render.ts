@@ -247,3 +247,49 @@ export function checkpointText(r: CheckpointAnswer): string {
 export function runtimeText(v: RuntimeStatus): string {
   return `app-server ${v.state} pid ${v.pid ?? "-"} · generation ${v.generation} · restarts ${v.restarts} · active ${v.active} · pending ${v.pending} · unknown ${v.unknown} · in flight ${v.in_flight}`;
 }
+
+export function startedText(t: TaskRow): string {
+  const unknown = t.unknown ? ` · UNKNOWN: ${t.unknown.method}` : "";
+  const failed = t.failure ? `\n${failureText(t.failure)}` : "";
+  const noRelay = !t.relay && t.thread_id ? `\n${NO_RELAY_NOTE}` : "";
+  return `${t.id} ${t.state} · project ${t.project_id}${unknown}${failed}${noRelay}\nnext: ${t.failure ? "codex_status" : `codex_wait ${t.id}`}`;
+}
+
+export function statusText({ task, pending, context, unknown }: TaskStatus): string {
+  const lines = [taskLine(task)];
+  if (unknown) lines.push(unknownText(unknown));
+  for (const r of pending) lines.push(`pending ${requestLine(r)}`);
+  if (context) lines.push(`context: ${contextLine(context)}`);
+  return lines.join("\n");
+}
+
+export function recentText(tasks: TaskRow[]): string {
+  return tasks.length ? tasks.map(taskLine).join("\n") : "no tasks yet; start one with codex_start";
+}
+
+export function sentText(r: { action: string; task: TaskRow }): string {
+  return `${r.action}: ${taskLine(r.task)}\nnext: codex_wait`;
+}
+
+const repeatNote = (repeated: boolean) => (repeated ? " (identical repeat; nothing resent)" : "");
+
+export function answeredText(r: { interaction: { id: string; state: string }; repeated: boolean }, action: string): string {
+  return `${r.interaction.id} ${action}: ${r.interaction.state}${repeatNote(r.repeated)}\nnext: codex_wait`;
+}
+
+export function toolResultText(r: { interaction: { id: string; state: string }; repeated: boolean; bytes: number }, status: string): string {
+  return `${r.interaction.id} ${status}: ${r.interaction.state} (${r.bytes} bytes)${repeatNote(r.repeated)}\nnext: codex_wait`;
+}
+
+export function notReadyText(t: TaskRow, hint: string): string {
+  return `${t.id} is ${t.state}: no result yet (${hint})${t.failure ? `\n${failureText(t.failure)}` : ""}`;
+}
+
+export function inspectText(kind: string, taskId: string, page: { items: unknown[]; next_offset?: number }): string {
+  const text = page.items.map((i) => (typeof i === "string" ? i : JSON.stringify(i))).join("\n");
+  return `${kind} ${taskId}${page.next_offset !== undefined ? ` · next_offset ${page.next_offset}` : ""}\n${text}`;
+}
+
+export function cancelledText(r: { task: TaskRow; note: string; terminated?: number }): string {
+  return `${taskLine(r.task)}\n${r.note}${r.terminated ? `; stopped ${r.terminated} background command(s)` : ""}`;
+}
