@@ -62,6 +62,11 @@ async function waitUntil(call: Call, taskId: string, until: (s: Record<string, a
   return last;
 }
 
+async function until(done: () => boolean, maxMs: number): Promise<void> {
+  const end = Date.now() + maxMs;
+  while (!done() && Date.now() < end) await new Promise((res) => setTimeout(res, 50));
+}
+
 /**
  * The pid of the app-server the task runs on, waiting (bounded) while one starts; none once the task has ended, as it
  * does when it was started on an app-server that was dying from the previous kill (nothing then starts another).
@@ -139,6 +144,10 @@ describe("reliability: app-server killed", () => {
       // start, and killing that pid would hit nothing (a busy machine made this race show).
       const victims = point === "runtime restart" ? childrenOf(t.pid) : await livePids(call, taskId);
       for (const v of victims) killQuietly(v);
+      // The bridge can only see a death the kernel has finished: on a loaded machine a killed app-server was seen to
+      // spend over 30 s in its exit (closing its inotify descriptors), its stdout still open. The bridge's promise is
+      // counted from the moment the process is gone.
+      await until(() => victims.every(processGone), 180_000);
       stats.faults++;
       await inFlight?.catch(() => {});
       if (!(await live.ping(t))) problems.push("ping slower than a second after the kill");
