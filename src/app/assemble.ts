@@ -119,6 +119,7 @@ export async function assembleBridge(platform: Platform, opts: AssembleOptions, 
     health,
     async close() {
       await runtimes.stop(300);
+      domain.close();
       store.close();
     },
   };

@@ -362,6 +362,11 @@ export class TaskDomain {
     return this.ledger.submitToolResult(this.task(input.task_id), input);
   }
 
+  /** Before the store closes: everything received so far is stored, and no flush is left to fire on a closed store. */
+  close(): void {
+    this.events.flushAll();
+  }
+
   /** Makes sure everything received so far is in SQLite (used before reads). */
   sync(taskId: string): void {
     this.events.flush(taskId);
