@@ -14,10 +14,12 @@ import { taskSettings, type TaskSettings } from "../config/settings.ts";
 import { TaskDomain } from "../tasks/domain.ts";
 import { ArtifactReads } from "../service/artifacts.ts";
 import { BridgeService } from "../service/bridge.ts";
+import { PersonService } from "../service/person.ts";
 import { viewReads } from "../views/reads.ts";
 import { createMcpServer, type WaitHold } from "../mcp/server.ts";
 import type { EventLog, Logger } from "../log.ts";
 import { describeStartupError, openBridgeState, type OpenedState } from "./open-state.ts";
+import { openPersonChannels } from "./person-channels.ts";
 
 export { describeStartupError } from "./open-state.ts";
 
@@ -30,6 +32,10 @@ export interface Bridge {
   settings: TaskSettings;
   domain: TaskDomain;
   service: BridgeService;
+  /** The person at the machine's surface (the control endpoint's commands). */
+  person: PersonService;
+  /** Run by close() beside the app-server's stop, before the state closes: the notifier and the control endpoint say goodbye. */
+  beforeClose: (() => Promise<void>)[];
   codexBin: string | null;
   codexError?: string;
   health(): Promise<HealthReport>;
@@ -104,7 +110,9 @@ export async function assembleBridge(platform: Platform, opts: AssembleOptions, 
     const p = domain.project(id);
     return { cwd: p.cwd, allowHardLinks: p.allow_hard_links === true };
   });
-  const service = new BridgeService(domain, viewReads(domain, repo, settings), artifacts, platform, health);
+  const reads = viewReads(domain, repo, settings);
+  const service = new BridgeService(domain, reads, artifacts, platform, health, opts.log);
+  const beforeClose: Bridge["beforeClose"] = [];
   return {
     platform,
     config,
@@ -114,11 +122,14 @@ export async function assembleBridge(platform: Platform, opts: AssembleOptions, 
     settings,
     domain,
     service,
+    person: new PersonService(domain, reads),
+    beforeClose,
     codexBin: codex.bin,
     codexError: codex.error,
     health,
     async close() {
-      await runtimes.stop(300);
+      // Side by side: a last notification gets the app-server's stop time too (a stopping bridge has under a second).
+      await Promise.all([...beforeClose.splice(0).map((hook) => hook().catch(() => {})), runtimes.stop(300)]);
       domain.close();
       store.close();
     },
@@ -128,7 +139,10 @@ export async function assembleBridge(platform: Platform, opts: AssembleOptions, 
 /** The bridge for a server command, or null after saying on stderr (through the logger) why it could not start. */
 export async function assembleForServe(platform: Platform, logger: Logger, opened?: OpenedState): Promise<Bridge | null> {
   try {
-    return await assembleBridge(platform, { env: process.env, cwd: process.cwd(), log: logger.log }, opened);
+    const bridge = await assembleBridge(platform, { env: process.env, cwd: process.cwd(), log: logger.log }, opened);
+    const { store, person, beforeClose } = bridge;
+    await openPersonChannels({ platform, database: store.lock?.database, notify: bridge.config.config.notify, person, beforeClose }, logger.log);
+    return bridge;
   } catch (err) {
     logger.say("error", "startup_failed", describeStartupError(err));
     return null;

@@ -95,19 +95,11 @@ export class TaskDomain {
   }
 
   /** The default profile's app-server, started if need be (models, native threads). */
-  defaultClient(): Promise<AppServerClient> {
-    return this.runtimes.default.ensure();
-  }
-
+  defaultClient = (): Promise<AppServerClient> => this.runtimes.default.ensure();
   /** The managed app-servers' status, or a restart; refused while anything could be lost by it. */
-  manageRuntime(action: "status" | "restart"): Promise<RuntimeStatus> {
-    return runtimeControl(this.repo, this.runtimes, this.activeCounts(), action);
-  }
-
-  /** Saves or reads a supervisory checkpoint. */
-  checkpoint(input: CheckpointInput): CheckpointAnswer {
-    return checkpoint(this.repo, input);
-  }
+  manageRuntime = (action: "status" | "restart"): Promise<RuntimeStatus> => runtimeControl(this.repo, this.runtimes, this.activeCounts(), action);
+  /** Reads or updates a supervisory checkpoint. */
+  checkpoint = (input: CheckpointInput): CheckpointAnswer => checkpoint(this.repo, input);
 
   onNotification(client: AppServerClient, n: ServerNotification): void {
     const report = this.turnSettings.observe(n);
@@ -374,6 +366,11 @@ export class TaskDomain {
 
   addWaiter(taskId: string, fn: () => void): () => void {
     return this.events.addWaiter(taskId, fn);
+  }
+
+  /** fn(taskId) after anything of any task was stored; followers must not block (they run on the intake path). */
+  followAll(fn: (taskId: string) => void): () => void {
+    return this.events.addAnyWaiter(fn);
   }
 
   activeCounts(): { active: number; pending: number; unknown: number } {

@@ -79,7 +79,7 @@ export class EventIntake {
   onServerRequest(client: AppServerClient, r: ServerRequest): void {
     const { where, params, toolCall } = serverRequestParams(r.method, r.params);
     const taskId = where.threadId ? this.ctx.threadTask.get(where.threadId) : undefined;
-    const kind = REQUEST_KINDS[r.method] ?? "unknown";
+    const kind = REQUEST_KINDS[r.method];
     if (!taskId) {
       // Not a thread this bridge supervises: refuse rather than leave Codex hanging.
       void client.respondError(r.id, -32603, "codex-bridge has no task for this thread").catch(() => {});
@@ -88,6 +88,16 @@ export class EventIntake {
     if (toolCall && !this.acceptToolCall(client, r, taskId, toolCall, where.turnId)) return;
     if (UNSUPPORTED_REQUESTS.has(r.method)) {
       void client.respondError(r.id, -32601, "not supported by codex-bridge").catch(() => {});
+      return;
+    }
+    if (!kind) {
+      // A request this bridge does not know (another Codex version's, e.g. currentTime/read of 0.147-0.159): held, it
+      // would stall the turn on a question no supervisor can answer. Refused at once, and said where a supervisor looks.
+      void client.respondError(r.id, -32601, `${r.method} is not supported by codex-bridge`).catch(() => {});
+      this.ctx.log("warn", "server_request_refused", { task: taskId, method: r.method });
+      this.ctx.events.appendNow(taskId, [
+        { turn_id: where.turnId, kind: "warning", data: { message: `Codex sent the server request ${r.method}, which codex-bridge does not know; it was answered at once with a JSON-RPC error (method not supported) instead of being held` } },
+      ]);
       return;
     }
     this.ledger.record({ taskId, kind, method: r.method, rpcId: r.id, connectionId: client.connectionId, ...where, params });

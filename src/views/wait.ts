@@ -39,6 +39,8 @@ export interface WaitAnswer {
   /** True when the caller named no single task_id: every item is labelled with its task. */
   multi: boolean;
   tasks: TaskDelta[];
+  /** Set when the asked timeout_seconds was above the limit: the one sentence saying it was shortened. */
+  clamped?: string;
 }
 
 interface Watched {
@@ -67,10 +69,19 @@ function selectTasks(reads: ViewReads, input: WaitInput, connectionKey: string):
   return followed;
 }
 
-function holdSeconds(reads: ViewReads, ids: string[], input: WaitInput, ctx: WaitContext): number {
-  const max = Math.min(ctx.hold?.maxSeconds ?? reads.maxWaitSeconds, reads.maxWaitSeconds);
+/**
+ * How long this wait may hold: what was asked (else the transport's or the profiles' default), never above the limit
+ * (the transport's, else max_wait_seconds: 55 s by default, under the hosts' ~60 s tool-call limits). A larger ask is
+ * shortened and said so.
+ */
+function holdSeconds(reads: ViewReads, ids: string[], input: WaitInput, ctx: WaitContext): { seconds: number; clamped?: string } {
+  const max = ctx.hold?.maxSeconds ?? reads.maxWaitSeconds;
   const byProfile = Math.min(...ids.map((id) => reads.profile(reads.rows.task(id)!.profile_id).wait_timeout_seconds));
-  return Math.min(input.timeout_seconds ?? ctx.hold?.defaultSeconds ?? byProfile, max);
+  const asked = input.timeout_seconds;
+  if (asked !== undefined && asked > max) {
+    return { seconds: max, clamped: `timeout_seconds ${asked} is above this bridge's ${max} s limit (MCP hosts end a tool call at about 60 s); held ${max} s` };
+  }
+  return { seconds: Math.min(asked ?? ctx.hold?.defaultSeconds ?? byProfile, max) };
 }
 
 /** Where each task's reading starts; a cursor from before a managed app-server restart is lost and re-anchored. */
@@ -133,7 +144,8 @@ export async function waitForTasks(reads: ViewReads, guard: WaitGuard, input: Wa
   const mode = input.mode ?? "auto";
   const multi = input.task_id === undefined;
   const ids = selectTasks(reads, input, ctx.connectionKey);
-  const timeoutS = holdSeconds(reads, ids, input, ctx);
+  const hold = holdSeconds(reads, ids, input, ctx);
+  const timeoutS = hold.seconds;
   const watched = startingPoints(reads, ids, input, ctx.connectionKey);
   const release = guard.claim(ctx.connectionKey, watched.filter((w) => !w.explicit).map((w) => w.id));
   try {
@@ -180,7 +192,8 @@ export async function waitForTasks(reads: ViewReads, guard: WaitGuard, input: Wa
         }
       }
     }
-    return answer(reads, watched, { mode, multi, timedOut, connectionKey: ctx.connectionKey, commitWhenDelivered: ctx.commitWhenDelivered });
+    const a = answer(reads, watched, { mode, multi, timedOut, connectionKey: ctx.connectionKey, commitWhenDelivered: ctx.commitWhenDelivered });
+    return hold.clamped ? { ...a, clamped: hold.clamped } : a;
   } finally {
     release();
   }

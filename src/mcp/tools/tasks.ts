@@ -21,11 +21,13 @@ import {
 } from "./render.ts";
 import { deliveryHooksFor, isAttached } from "../delivery.ts";
 import { MUTATING, ok, READ_ONLY, type ToolExtra, wrap } from "./result.ts";
-import { REQUEST_ID, TASK_ID, inputOf, listed, outputOf } from "./listing.ts";
+import { REQUEST_ID, TASK_ID, anyObject, countFromZero, idString, inputOf, listed, outputOf } from "./listing.ts";
 import { TASK_CARD_META } from "../apps/card/page.ts";
+import { withCardKeys } from "./view-host.ts";
+import type { RegisteredTool } from "@modelcontextprotocol/sdk/server/mcp.js";
 
-const taskId = z.string().regex(TASK_ID, "a task id like t_0123456789 from codex_start or codex_status");
-const requestId = z.string().regex(REQUEST_ID, "a request id like r_0123456789 from codex_wait");
+const taskId = idString(TASK_ID, "a task id like t_0123456789 from codex_start or codex_status");
+const requestId = idString(REQUEST_ID, "a request id like r_0123456789 from codex_wait");
 const id = z.string().regex(/^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$/, "a configured id");
 // Output schemas declare the keys a reader acts on and admit the rest: clients validate structuredContent against
 // them, and every declared key costs tools/list characters that a model reads on each conversation.
@@ -34,8 +36,10 @@ const requestOut = outputOf({ request_id: z.string().optional(), state: z.string
 
 export function registerTaskTools(server: McpServer, service: BridgeService, hold?: WaitHold): void {
   const connectionKey = (extra: ToolExtra) => extra.sessionId ?? "stdio";
+  // The tools that open the task card also carry its key, in _meta, to clients that show views.
+  const carded = (tool: RegisteredTool) => withCardKeys(server, tool, (id) => service.cardKey(id));
 
-  listed(server.registerTool(
+  carded(listed(server.registerTool(
     "codex_start",
     {
       title: "Start a Codex task",
@@ -56,9 +60,9 @@ export function registerTaskTools(server: McpServer, service: BridgeService, hol
       const t = await service.start(args, connectionKey(extra));
       return ok(startedText(t), taskView(t));
     }),
-  ));
+  )));
 
-  listed(server.registerTool(
+  carded(listed(server.registerTool(
     "codex_wait",
     {
       title: "Wait for task progress",
@@ -93,9 +97,9 @@ export function registerTaskTools(server: McpServer, service: BridgeService, hol
       });
       return ok(renderWait(answer), waitStructured(answer));
     }),
-  ));
+  )));
 
-  listed(server.registerTool(
+  carded(listed(server.registerTool(
     "codex_status",
     {
       title: "Task status",
@@ -114,7 +118,7 @@ export function registerTaskTools(server: McpServer, service: BridgeService, hol
       const tasks = service.recent();
       return ok(recentText(tasks), { tasks: tasks.map(taskView) });
     }),
-  ));
+  )));
 
   listed(server.registerTool(
     "codex_send",
@@ -147,7 +151,7 @@ export function registerTaskTools(server: McpServer, service: BridgeService, hol
         task_id: taskId,
         request_id: requestId,
         action: z.string().min(1).max(60),
-        payload: z.record(z.string(), z.unknown()).optional(),
+        payload: anyObject().optional(),
       }),
       outputSchema: requestOut,
       annotations: MUTATING,
@@ -168,8 +172,8 @@ export function registerTaskTools(server: McpServer, service: BridgeService, hol
         task_id: taskId,
         request_id: requestId,
         status: z.enum(["success", "error", "unavailable", "declined"]),
-        result: z.union([z.string(), z.record(z.string(), z.unknown()), z.array(z.unknown())]),
-        sources: z.array(z.union([z.string(), z.record(z.string(), z.unknown())])).max(200).optional(),
+        result: z.union([z.string(), anyObject(), z.array(z.unknown())]),
+        sources: z.array(z.union([z.string(), anyObject()])).max(200).optional(),
         tool_used: z.string().max(200).optional(),
       }),
       outputSchema: requestOut,
@@ -181,7 +185,7 @@ export function registerTaskTools(server: McpServer, service: BridgeService, hol
     }),
   ));
 
-  listed(server.registerTool(
+  carded(listed(server.registerTool(
     "codex_result",
     {
       title: "Task result with evidence",
@@ -201,7 +205,7 @@ export function registerTaskTools(server: McpServer, service: BridgeService, hol
       const noRelay = !t.relay && t.thread_id;
       return ok(renderResultText(result) + (noRelay ? `\n${NO_RELAY_NOTE}` : ""), { ...(result as unknown as Record<string, unknown>), ...(noRelay ? { relay: false } : {}) });
     }),
-  ));
+  )));
 
   listed(server.registerTool(
     "codex_inspect",
@@ -213,7 +217,7 @@ export function registerTaskTools(server: McpServer, service: BridgeService, hol
         task_id: taskId,
         kind: z.enum(INSPECT_KINDS),
         item_id: z.string().max(200).optional(),
-        offset: z.number().int().min(0).optional(),
+        offset: countFromZero().optional(),
         limit: z.number().int().min(1).max(32000).optional(),
       }),
       outputSchema: outputOf({ items: z.array(z.unknown()).optional(), next_offset: z.number().optional() }),
