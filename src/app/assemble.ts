@@ -69,9 +69,9 @@ export async function assembleBridge(platform: Platform, opts: AssembleOptions, 
     profiles: settings.profiles,
     env: opts.env,
     userHome: dirs.home,
-    make: (env) =>
+    make: (env, shared) =>
       new CodexRuntime(
-        { platform, codexBin: codex.bin, env, version: BUILD_INFO.version, verifiedVersions: opts.verifiedCodex, log: opts.log },
+        { platform, codexBin: codex.bin, env, version: BUILD_INFO.version, verifiedVersions: opts.verifiedCodex, log: opts.log, ...(shared ? { shared } : {}) },
         {
           notification: (c, n) => domain.onNotification(c, n),
           request: (c, r) => domain.onServerRequest(c, r),

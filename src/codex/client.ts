@@ -14,6 +14,8 @@ export interface AppServerOptions {
   env: Record<string, string>;
   cwd?: string;
   clientVersion: string;
+  /** Attach to the app-server listening on this Unix socket (Codex's shared one) instead of spawning a child. */
+  socketPath?: string;
   /** Acknowledgement deadline for ordinary requests. */
   requestTimeoutMs?: number;
   maxLineChars?: number;
@@ -80,8 +82,14 @@ export class AppServerClient {
 
   constructor(private readonly opts: AppServerOptions) {}
 
+  /** The spawned child's pid; null on a shared server's socket (that process is not ours). */
   get pid(): number | null {
-    return this.child?.pid ?? null;
+    return this.opts.socketPath ? null : (this.child?.pid ?? null);
+  }
+
+  /** true when this is a connection to a shared app-server other clients may use too. */
+  get shared(): boolean {
+    return this.opts.socketPath !== undefined;
   }
 
   onNotification(cb: (n: ServerNotification) => void): () => void {
@@ -109,7 +117,9 @@ export class AppServerClient {
   }
 
   async start(): Promise<InitializeInfo> {
-    const child = this.opts.platform.spawn(this.opts.codexBin, ["app-server"], { env: this.opts.env, cwd: this.opts.cwd });
+    const child = this.opts.socketPath
+      ? await this.opts.platform.connectSocket(this.opts.socketPath)
+      : this.opts.platform.spawn(this.opts.codexBin, ["app-server"], { env: this.opts.env, cwd: this.opts.cwd });
     this.child = child;
     const splitter = new LineSplitter(
       this.opts.maxLineChars ?? 16 * 1024 * 1024,

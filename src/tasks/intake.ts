@@ -81,6 +81,8 @@ export class EventIntake {
     const taskId = where.threadId ? this.ctx.threadTask.get(where.threadId) : undefined;
     const kind = REQUEST_KINDS[r.method];
     if (!taskId) {
+      // On a shared server the person's own client answers its threads' requests; a refusal here would win the race.
+      if (client.shared) return;
       // Not a thread this bridge supervises: refuse rather than leave Codex hanging.
       void client.respondError(r.id, -32603, "codex-bridge has no task for this thread").catch(() => {});
       return;
@@ -131,7 +133,9 @@ export class EventIntake {
       if (t.connection_id === client.connectionId) affected.add(t.id);
     }
     const exit = client.exit;
-    const how = exit ? (exit.signal ? `was killed by ${exit.signal}` : `exited with code ${exit.code}`) : "exited";
+    const how = client.shared
+      ? "(the shared one) closed the connection"
+      : exit ? (exit.signal ? `was killed by ${exit.signal}` : `exited with code ${exit.code}`) : "exited";
     const detail = `the Codex app-server ${how}`;
     // The bridge closing its own child (shutdown) is not a crash: the task waits for the next bridge.
     const lost = client.closeRequested

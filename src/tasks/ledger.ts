@@ -12,6 +12,9 @@ import type { InteractionKind, InteractionRow, TaskRow } from "../store/rows.ts"
 import type { ProfileSpec, ProjectSpec } from "../config/settings.ts";
 import { newId, refreshState, type TaskContext } from "./context.ts";
 
+/** `answered_by` of a request another client of a shared app-server answered first. */
+export const ANSWERED_ELSEWHERE = "another_client";
+
 export interface ToolResultInput {
   task_id: string;
   request_id: string;
@@ -103,7 +106,12 @@ export class InteractionLedger {
     const { repo, runtimes, events } = this.ctx;
     if (i.state !== "pending") {
       if (i.response_hash === hash) return { interaction: i, repeated: true };
-      const why = i.state === "stale" ? `it is stale (${i.note ?? "no longer pending"})` : `it was already answered (state ${i.state})`;
+      const why =
+        i.state === "stale"
+          ? `it is stale (${i.note ?? "no longer pending"})`
+          : i.answered_by === ANSWERED_ELSEWHERE
+            ? "it is already settled: it was answered in another Codex client on the shared app-server"
+            : `it was already answered (state ${i.state})`;
       throw new BridgeError(`request ${i.id} cannot be answered: ${why}. A different answer is refused; nothing was sent`, "request_id");
     }
     const client = runtimes.clientFor(i.connection_id);
@@ -137,12 +145,30 @@ export class InteractionLedger {
     const candidates = this.ctx.repo.interactionsByConnection(client.connectionId, ["pending", "submitted", "uncertain"]);
     const i = candidates.find((c) => c.rpc_id === rpcId);
     if (!i) return;
+    // On a shared server, a request still pending while its turn goes on was answered by another client (the first
+    // answer wins; an interrupt ends the turn first, and the turn's end has already made it stale).
+    if (client.shared && i.state === "pending") return this.settleElsewhere(i);
     // Codex closing a request nobody answered (interrupt, its own reviewer) is not a resolution of ours.
     this.settle(i, i.state === "pending" ? "stale" : "resolved");
   }
 
+  /** Answered in another Codex client on the shared server: recorded as answered there, never answered again. */
+  private settleElsewhere(i: InteractionRow): void {
+    const { repo, events } = this.ctx;
+    repo.tx(() => {
+      events.flushInside(i.task_id);
+      repo.updateInteraction(i.id, { state: "resolved", answered_by: ANSWERED_ELSEWHERE, note: "answered in another Codex client on the shared app-server" });
+      repo.appendEvents(i.task_id, [{ turn_id: i.turn_id, kind: "request_closed", item_id: i.item_id, data: { request_id: i.id, state: "resolved", answered_by: ANSWERED_ELSEWHERE } }]);
+      refreshState(this.ctx, i.task_id);
+    });
+    events.wake(i.task_id);
+    this.ctx.log("info", "request_answered_elsewhere", { task: i.task_id, request: i.id, kind: i.kind });
+  }
+
   /** The relayed tool call's item completed: its answer was taken. */
   resolveToolCall(taskId: string, callId: string): void {
+    // Even on a shared server a tool call reaches only the thread's starter (docs/SHARED-APP-SERVER-FACTS.md §4), so
+    // one still pending when its item completes was closed by Codex (an interrupt), never answered elsewhere.
     const i = this.ctx.repo.interactions(taskId, ["pending", "submitted", "uncertain"]).find((x) => x.kind === "tool" && x.item_id === callId);
     if (i) this.settle(i, i.state === "pending" ? "stale" : "resolved");
   }

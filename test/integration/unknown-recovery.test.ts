@@ -26,7 +26,13 @@ describe("UNKNOWN on the real Codex", () => {
     const request = c.request.bind(c);
     c.request = ((method: string, params?: unknown, opts?: { timeoutMs?: number }) => {
       methods.push(method);
-      return request(method, params, opts);
+      if (method !== "turn/start") return request(method, params, opts);
+      // Codex is held still until the 1 ms deadline has passed, so its answer is late on any machine (on a busy one
+      // the answer could otherwise be read in the same loop turn as the deadline).
+      process.kill(c.pid!, "SIGSTOP");
+      const sent = request(method, params, opts);
+      void sent.catch(() => {}).finally(() => process.kill(c.pid!, "SIGCONT"));
+      return sent;
     }) as typeof c.request;
     h.provider!.enqueue({ kind: "output", items: [{ type: "message", text: "done despite the lost ack" }] });
 

@@ -223,7 +223,10 @@ export function renderResultText(r: TaskResult): string {
 export function renderHealth(h: HealthReport): string {
   const lines = [`${h.healthy ? "healthy" : "UNHEALTHY"} · codex-bridge ${h.bridge.version} (${h.bridge.fingerprint.slice(0, 12)}) pid ${h.bridge.pid} up ${h.bridge.uptime_s}s`];
   for (const c of h.checks) lines.push(`${c.ok ? "ok " : "ERR"} ${c.name}: ${c.detail}`);
-  for (const p of h.profiles ?? []) lines.push(`profile ${p.id}: home ${p.codex_home}${p.isolated ? " (its own)" : ""} · login ${p.login} · ${p.models ?? "?"} live models`);
+  for (const p of h.profiles ?? []) {
+    const server = p.server ? ` · shared app-server ${p.server.socket} pid ${p.server.pid ?? "?"} (${p.server.started_by === "bridge" ? "started by the bridge" : "already running"})` : p.runtime === "shared" ? " · shared app-server" : "";
+    lines.push(`profile ${p.id}: home ${p.codex_home}${p.isolated ? " (its own)" : ""}${server} · login ${p.login} · ${p.models ?? "?"} live models`);
+  }
   if (h.codex.relay_disabled) lines.push(`relay disabled: ${h.codex.relay_disabled}`);
   const f = h.last_failure;
   if (f) lines.push(`last failure: ${f.task_id} at ${f.at}: ${failureText(f)}`);
