@@ -2,7 +2,7 @@
 // a mutating request becomes UNKNOWN, never a retry.
 import { randomUUID } from "node:crypto";
 import type { ChildExit, ChildHandle, Platform } from "../../platform/types.ts";
-import { INITIALIZE, INITIALIZED, MUTATING_METHODS } from "./protocol/session.ts";
+import { initialize, INITIALIZED, MUTATING_METHODS } from "./protocol/session.ts";
 import { ConnectionClosedError, RequestTimeoutError, RpcError, UnknownOutcomeError, UnsendableError } from "./errors.ts";
 import { LineSplitter } from "./jsonl.ts";
 import { StderrCounter, type StderrSummary } from "./stderr-summary.ts";
@@ -135,11 +135,10 @@ export class AppServerClient {
       for (const source of this.stderrCounter.push(chunk)) this.onStderrError?.(source);
     });
     child.onExit((e) => this.handleExit(e));
-    const result = await this.request(INITIALIZE, {
+    const r = (await initialize(this, {
       clientInfo: { name: "codex-bridge", title: "codex-bridge", version: this.opts.clientVersion },
       capabilities: { experimentalApi: true },
-    });
-    const r = (result ?? {}) as Record<string, unknown>;
+    })) ?? {};
     this.initializeInfo = {
       userAgent: typeof r.userAgent === "string" ? r.userAgent : "",
       codexHome: typeof r.codexHome === "string" ? r.codexHome : null,

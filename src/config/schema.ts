@@ -67,7 +67,8 @@ export const profileInputSchema = z.strictObject({
   approvals: z.enum(APPROVERS, { error: oneOf(APPROVERS) }).optional(),
   high_risk_patterns: z.array(regexSource, { error: "must be a list of regular expressions" }).optional(),
   forbidden_patterns: z.array(regexSource, { error: "must be a list of regular expressions" }).optional(),
-  // Its own CODEX_HOME (login, config, history) and what the app-server child inherits (seed 002).
+  // Its own CODEX_HOME (login, config, history), so a profile's Codex never shares the user's, and what the
+  // app-server child inherits from the bridge's environment.
   codex_home: absolutePath.optional(),
   child_env: z.enum(CHILD_ENV_MODES, { error: oneOf(CHILD_ENV_MODES) }).optional(),
   env_allow: stringList("environment variable names").optional(),

@@ -14,7 +14,8 @@ import type { Answerer } from "../policy/answerer.ts";
 import { type InteractionRow, SETTLED_STATES, type TaskRow, type TaskState, TERMINAL_STATES } from "../store/rows.ts";
 import { redactText } from "../policy/redact.ts";
 import { RELAY_TOOL_SPEC } from "./relay-tool.ts";
-import type { CodexRuntime } from "../runtime/app-server.ts";
+import { runtimeControl, type RuntimeStatus } from "./runtime-control.ts";
+import { checkpoint, type CheckpointAnswer, type CheckpointInput } from "./checkpoint.ts";
 import type { RuntimePool } from "../runtime/pool.ts";
 import { DEFAULT_PROFILE, resolveProject, type ProfileSpec, type ProjectSpec, type TaskSettings } from "../config/settings.ts";
 import { newId, type TaskContext } from "./context.ts";
@@ -52,12 +53,11 @@ export class TaskDomain {
   private readonly turnSettings = new ThreadSettingsLog();
   private readonly unknowns: UnknownOutcomes;
   private readonly ctx: TaskContext;
-  readonly startedAt = Date.now();
 
   constructor(
-    readonly repo: Repo,
-    readonly runtimes: RuntimePool,
-    readonly settings: TaskSettings,
+    private readonly repo: Repo,
+    private readonly runtimes: RuntimePool,
+    private readonly settings: TaskSettings,
     private readonly log: EventLog = silentLog,
   ) {
     this.events = new TaskEvents(repo);
@@ -94,10 +94,12 @@ export class TaskDomain {
     return { lost, stale, uncertain };
   }
 
-  /** The default profile's app-server (models, threads, the runtime tool). */
-  get runtime(): CodexRuntime {
-    return this.runtimes.default;
-  }
+  /** The default profile's app-server, started if need be (models, native threads). */
+  defaultClient = (): Promise<AppServerClient> => this.runtimes.default.ensure();
+  /** The managed app-servers' status, or a restart; refused while anything could be lost by it. */
+  manageRuntime = (action: "status" | "restart"): Promise<RuntimeStatus> => runtimeControl(this.repo, this.runtimes, this.activeCounts(), action);
+  /** Reads or updates a supervisory checkpoint. */
+  checkpoint = (input: CheckpointInput): CheckpointAnswer => checkpoint(this.repo, input);
 
   onNotification(client: AppServerClient, n: ServerNotification): void {
     const report = this.turnSettings.observe(n);
@@ -353,6 +355,11 @@ export class TaskDomain {
 
   async submitToolResult(input: ToolResultInput): Promise<{ interaction: InteractionRow; repeated: boolean; bytes: number }> {
     return this.ledger.submitToolResult(this.task(input.task_id), input);
+  }
+
+  /** Before the store closes: everything received so far is stored, and no flush is left to fire on a closed store. */
+  close(): void {
+    this.events.flushAll();
   }
 
   /** Makes sure everything received so far is in SQLite (used before reads). */

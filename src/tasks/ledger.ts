@@ -5,7 +5,8 @@ import type { AppServerClient } from "../codex/client.ts";
 import type { RpcId } from "../codex/rpc-messages.ts";
 import { BridgeError } from "../bridge-error.ts";
 import { ANSWERED_BY, checkAnswerer, type Answerer } from "../policy/answerer.ts";
-import { buildResponse, type RespondInput } from "../policy/decisions.ts";
+import { decide, type RespondInput } from "../policy/decisions.ts";
+import { replyTo } from "../codex/protocol/requests.ts";
 import { redactValue } from "../policy/redact.ts";
 import type { InteractionKind, InteractionRow, TaskRow } from "../store/rows.ts";
 import type { ProfileSpec, ProjectSpec } from "../config/settings.ts";
@@ -73,8 +74,8 @@ export class InteractionLedger {
     const i = this.interactionFor(task, input.request_id);
     if (i.kind === "tool") throw new BridgeError(`${i.id} is a bridge_web_tool call; answer it with codex_submit_tool_result`, "request_id");
     checkAnswerer(scope.profile.approvals, by, i.id);
-    const built = buildResponse(i, input, { projectRoot: scope.project.cwd, profile: scope.profile });
-    return this.deliver(task, i, built.response, hashOf({ action: input.action, payload: input.payload ?? null }), by);
+    const response = replyTo(i.method, decide(i, input, { projectRoot: scope.project.cwd, profile: scope.profile }));
+    return this.deliver(task, i, response, hashOf({ action: input.action, payload: input.payload ?? null }), by);
   }
 
   async submitToolResult(task: TaskRow, input: ToolResultInput): Promise<{ interaction: InteractionRow; repeated: boolean; bytes: number }> {
@@ -87,7 +88,7 @@ export class InteractionLedger {
       throw new BridgeError(`the submission is ${bytes} bytes; [relay] max_result_bytes is ${limit}. Send a shorter result (summarize, or split the work into several requests); nothing was sent`, "result");
     }
     const text = relayText(submission);
-    const response = { contentItems: [{ type: "inputText", text }], success: input.status === "success" };
+    const response = replyTo(i.method, { kind: "toolResult", text, success: input.status === "success" });
     const out = await this.deliver(task, i, response, hashOf(submission), "supervisor", submission);
     return { ...out, bytes };
   }

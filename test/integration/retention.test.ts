@@ -53,7 +53,7 @@ describe("retention", () => {
     const unknownEvents = eventsBefore(unknown);
     const oldEvents = eventsBefore(old);
 
-    const r = compactDue(h.bridge.domain.repo, 14);
+    const r = compactDue(h.bridge.repo, 14);
     expect(r.tasks).toBe(1);
     expect(r.outputs).toBe(1);
     expect(eventsBefore(old)).toBe(oldEvents - r.events);
@@ -62,7 +62,7 @@ describe("retention", () => {
     expect(eventsBefore(unknown)).toBe(unknownEvents);
     expect(count(`SELECT COUNT(*) AS n FROM tasks WHERE compacted_at IS NOT NULL`)).toBe(1);
     // Nothing more is due: a second pass does nothing.
-    expect(compactDue(h.bridge.domain.repo, 14).tasks).toBe(0);
+    expect(compactDue(h.bridge.repo, 14).tasks).toBe(0);
 
     expect(sc(await h.call("codex_result", { task_id: old }))).toEqual(resultBefore);
     expect((resultBefore as { final_message: string }).final_message).toBe(ANSWER);

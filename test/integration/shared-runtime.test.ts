@@ -36,7 +36,7 @@ function appServersOn(codexHome: string): number[] {
 }
 
 async function raw(name: string): Promise<RawSocketClient> {
-  const c = await RawSocketClient.connect(h.bridge.domain.runtime.sharedServer!.socket, name);
+  const c = await RawSocketClient.connect(h.bridge.runtimes.default.sharedServer!.socket, name);
   raws.push(c);
   return c;
 }
@@ -65,9 +65,9 @@ describe.skipIf(!unix)("runtime = \"shared\" on the real shared app-server", () 
     const taskId = await startTask(h, "hello through the shared server");
     const first = await settled(h, taskId);
     expect(first.at(-1)!.state).toBe("completed");
-    const shared = h.bridge.domain.runtime.sharedServer!;
+    const shared = h.bridge.runtimes.default.sharedServer!;
     expect(shared).toMatchObject({ started_by: "bridge", pid: daemonPid(home) });
-    expect(h.bridge.domain.runtime.current!.pid).toBeNull();
+    expect(h.bridge.runtimes.default.current!.pid).toBeNull();
     expect(appServersOn(home)).toEqual([daemonPid(home)]);
     const healthResult = await h.call("codex_health", {});
     expect(resultText(healthResult)).toContain(`attached to the shared app-server ${shared.socket} (pid ${daemonPid(home)}, started by the bridge)`);
@@ -105,8 +105,8 @@ describe.skipIf(!unix)("runtime = \"shared\" on the real shared app-server", () 
     const theirs = await person.waitFor((m) => m.method === "item/commandExecution/requestApproval" && m.params?.threadId === threadId, 60_000, "the approval on the person's client");
     await person.respond(theirs.id!, { decision: "accept" });
 
-    await poll(() => h.bridge.domain.repo.interaction(req.request_id)!.state === "resolved", { timeoutMs: 30_000, what: () => "the bridge's request to settle" });
-    expect(h.bridge.domain.repo.interaction(req.request_id)).toMatchObject({ state: "resolved", answered_by: "another_client" });
+    await poll(() => h.bridge.repo.interaction(req.request_id)!.state === "resolved", { timeoutMs: 30_000, what: () => "the bridge's request to settle" });
+    expect(h.bridge.repo.interaction(req.request_id)).toMatchObject({ state: "resolved", answered_by: "another_client" });
     const late = await h.call("codex_respond", { task_id: taskId, request_id: req.request_id, action: "decline" });
     expect(late.isError).toBe(true);
     expect(resultText(late)).toMatch(/already settled: it was answered in another Codex client/);
@@ -153,7 +153,7 @@ describe.skipIf(!unix)("runtime = \"shared\" on the real shared app-server", () 
     expect(after.at(-1)!.state).toBe("completed");
     expect(sc(await h.call("codex_result", { task_id: taskId })).final_message).toBe("recovered");
     expect(daemonPid(home)).toBe(back.pid);
-    expect(h.bridge.domain.runtime.sharedServer).toMatchObject({ started_by: "already running", pid: back.pid });
+    expect(h.bridge.runtimes.default.sharedServer).toMatchObject({ started_by: "already running", pid: back.pid });
     expect(appServersOn(home)).toEqual([back.pid]);
   }, 240_000);
 
@@ -162,7 +162,7 @@ describe.skipIf(!unix)("runtime = \"shared\" on the real shared app-server", () 
     const taskId = await startTask(h, "keep me");
     await settled(h, taskId);
     const threadId = sc(await h.call("codex_status", { task_id: taskId })).thread_id as string;
-    const socket = h.bridge.domain.runtime.sharedServer!.socket;
+    const socket = h.bridge.runtimes.default.sharedServer!.socket;
     const pid = daemonPid(home)!;
     // The bridge alone closes (its MCP client and the home stay for afterAll).
     await h.bridge.close();

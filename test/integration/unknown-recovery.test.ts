@@ -21,7 +21,7 @@ describe("UNKNOWN on the real Codex", () => {
     await h.bridge.close();
     h.bridge.close = async () => {};
     b = await assembleBridge(await getPlatform(), { env: { ...h.env, CODEX_BRIDGE_ACK_TIMEOUT_MS: "1" }, cwd: h.root, log: () => {} });
-    const c = await b.domain.runtime.ensure();
+    const c = await b.runtimes.default.ensure();
     const methods: string[] = [];
     const request = c.request.bind(c);
     c.request = ((method: string, params?: unknown, opts?: { timeoutMs?: number }) => {
@@ -40,7 +40,7 @@ describe("UNKNOWN on the real Codex", () => {
     expect(t.state).toBe("unknown");
     expect(t.unknown).toMatchObject({ method: "turn/start", thread_id: t.thread_id });
 
-    const repo = b.domain.repo;
+    const repo = b.repo;
     await poll(() => repo.task(t.id)!.state === "completed", { timeoutMs: 20_000, what: () => `task ${t.id} to complete (now ${repo.task(t.id)!.state})` });
     const done = repo.task(t.id)!;
     expect(done.unknown).toBeNull();

@@ -32,7 +32,7 @@ describe("growth per task kind, and a year of use", () => {
       const ids: string[] = [];
       for (let i = 0; i < PER_KIND[kind]; i++) ids.push(await runTask(h, kind, `${kind}-${i}`));
       whole.set(kind, (usedBytes(db) - before) / ids.length);
-      for (const id of ids) compactTask(h.bridge.domain.repo, id, DEFAULT_RETENTION_DAYS);
+      for (const id of ids) compactTask(h.bridge.repo, id, DEFAULT_RETENTION_DAYS);
       compacted.set(kind, (usedBytes(db) - before) / ids.length);
     }
     const line = (m: Map<TaskKind, number>) => TASK_KINDS.map((k) => `${k} ${kib(m.get(k)!)}`).join(", ");
