@@ -53,12 +53,20 @@ function childrenOf(parent: number): number[] {
   return out;
 }
 
-async function waitUntil(call: Call, taskId: string, until: (s: Record<string, any>) => boolean, rounds = 30): Promise<Record<string, any>> {
+/**
+ * Waits up to `seconds` for the task to reach a state. Counted in time, not in calls: a wait on a task with an open
+ * request answers at once, so thirty calls could pass in well under a second on a fast machine.
+ */
+async function waitUntil(call: Call, taskId: string, until: (s: Record<string, any>) => boolean, seconds = 30): Promise<Record<string, any>> {
+  const end = Date.now() + seconds * 1000;
   let last: Record<string, any> = {};
-  for (let i = 0; i < rounds; i++) {
+  do {
+    const began = Date.now();
     last = (await call("codex_wait", { task_id: taskId, timeout_seconds: 1 })).structured;
     if (until(last)) return last;
-  }
+    const spent = Date.now() - began;
+    if (spent < 200) await new Promise((res) => setTimeout(res, 200 - spent));
+  } while (Date.now() < end);
   return last;
 }
 
