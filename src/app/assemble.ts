@@ -12,6 +12,7 @@ import { CodexRuntime } from "../runtime/app-server.ts";
 import { RuntimePool } from "../runtime/runtime-pool.ts";
 import { supervisorSettings } from "../config/settings.ts";
 import { Supervisor } from "../tasks/supervisor.ts";
+import { storageProblem } from "../tasks/alerts.ts";
 import { BridgeService } from "../service/bridge-service.ts";
 import { createMcpServer, type WaitHold } from "../mcp/server.ts";
 import type { EventLog, Logger } from "../log.ts";
@@ -36,6 +37,8 @@ export interface AssembleOptions {
   cwd: string;
   log: EventLog;
   lockWaitMs?: number;
+  /** How much of the state file is checked before use (doctor checks all of it). */
+  integrity?: "quick" | "full";
   /** Codex versions trusted without the start-up protocol check; default the verified-<version> modules (tests narrow it). */
   verifiedCodex?: readonly string[];
 }
@@ -52,7 +55,7 @@ export async function assembleBridge(platform: Platform, opts: AssembleOptions, 
   const dirs = platform.dirs();
   const { config, store } = opened ?? (await openBridgeState(platform, opts));
   const codex = resolveCodex(platform, opts.env, config.config.codex.bin);
-  const repo = new Repo(store.db, redactor);
+  const repo = new Repo(store.db, redactor, store.condition);
   let sup: Supervisor;
   const settings = supervisorSettings(config.config, opts.env);
   const runtimes = new RuntimePool({
@@ -89,7 +92,7 @@ export async function assembleBridge(platform: Platform, opts: AssembleOptions, 
           issues: config.projectIssues,
           profiles: Object.keys(config.config.profiles),
         },
-        store: { path: store.path },
+        store: { path: store.path, condition: () => storageProblem(repo, sup.writes) },
         codexBin: codex.bin,
         codexError: codex.error,
         env: opts.env,
@@ -111,6 +114,7 @@ export async function assembleBridge(platform: Platform, opts: AssembleOptions, 
     codexError: codex.error,
     health,
     async close() {
+      sup.writes.stop();
       await runtimes.stop(300);
       store.close();
     },

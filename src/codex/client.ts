@@ -3,7 +3,7 @@
 import { randomUUID } from "node:crypto";
 import type { ChildExit, ChildHandle, Platform } from "../../platform/types.ts";
 import { INITIALIZE, INITIALIZED, MUTATING_METHODS } from "./protocol/session.ts";
-import { ConnectionClosedError, RequestTimeoutError, RpcError, UnknownOutcomeError, UnsendableError } from "./errors.ts";
+import { AnswerNotReadError, ConnectionClosedError, NotSentError, RequestTimeoutError, RpcError, UnknownOutcomeError, UnsendableError } from "./errors.ts";
 import { LineSplitter } from "./jsonl.ts";
 import { StderrCounter, type StderrSummary } from "./stderr-summary.ts";
 import { parseIncoming, type RpcId, type ServerNotification, type ServerRequest } from "./rpc-messages.ts";
@@ -62,6 +62,8 @@ export class AppServerClient {
   readonly startedAt = Date.now();
   /** Set when the bridge itself closed or killed the child: its exit is then no crash. */
   closeRequested = false;
+  /** True while the bridge does not read what the app-server sends (its state database refuses writes). */
+  readingPaused = false;
 
   private child: ChildHandle | null = null;
   private nextId = 1;
@@ -149,6 +151,8 @@ export class AppServerClient {
     if (!child || this.state === "exited") {
       return Promise.reject(new ConnectionClosedError(method, this.exitDescription()));
     }
+    const refusal = this.notSendable();
+    if (refusal) return Promise.reject(new NotSentError(method, refusal));
     const id = this.nextId++;
     let line: string;
     try {
@@ -210,8 +214,33 @@ export class AppServerClient {
     return this.exit;
   }
 
+  /** Stops taking the app-server's output (what it sends waits in the pipe, unacknowledged) until resumeReading. */
+  pauseReading(): void {
+    this.readingPaused = true;
+    this.child?.pauseStdout?.();
+    // A read would wait out its whole deadline for an answer nobody reads; a mutating request keeps waiting (its
+    // answer is read once reading resumes, or it becomes UNKNOWN as always).
+    for (const [id, p] of this.pending) {
+      if (p.mutating) continue;
+      clearTimeout(p.timer);
+      this.pending.delete(id);
+      p.reject(new AnswerNotReadError(p.method, this.notSendable()!));
+    }
+  }
+
+  resumeReading(): void {
+    this.readingPaused = false;
+    this.child?.resumeStdout?.();
+  }
+
   kill(signal: "SIGTERM" | "SIGKILL" = "SIGKILL"): void {
     this.child?.killTree(signal);
+  }
+
+  /** Why a request would wait in vain now (its answer could not be read), or null. */
+  private notSendable(): string | null {
+    if (this.readingPaused) return "the bridge is not reading from the app-server while the state database refuses writes (codex_health says why; it resumes by itself)";
+    return null;
   }
 
   private exitDescription(): string {

@@ -5,7 +5,7 @@ import { z } from "zod";
 import { MAX_WAIT_TASKS, PROMPT_MAX_CHARS, type BridgeService } from "../service/bridge-service.ts";
 import { failureText, renderResultText } from "../views/evidence.ts";
 import { INSPECT_KINDS } from "../views/inspect.ts";
-import { contextLine, NO_RELAY_NOTE, renderWait, requestLine, taskLine, taskView, unknownText, waitStructured } from "./render.ts";
+import { alertLines, contextLine, NO_RELAY_NOTE, renderWait, requestLine, taskLine, taskView, unknownText, waitStructured } from "./render.ts";
 import { deliveryHooksFor, isAttached } from "./delivery.ts";
 import { MUTATING, ok, READ_ONLY, type ToolExtra, wrap } from "./tool-result.ts";
 import { REQUEST_ID, TASK_ID, inputOf, listed, outputOf } from "./listing.ts";
@@ -94,9 +94,9 @@ export function registerTaskTools(server: McpServer, service: BridgeService, hol
     },
     wrap(async (args) => {
       if (args.task_id) {
-        const { task: t, pending, context, unknown } = await service.status(args.task_id);
-        const view = { ...taskView(t), ...(pending.length ? { pending } : {}), ...(context ? { context } : {}), ...(unknown ? { unknown } : {}) };
-        const lines = [taskLine(t)];
+        const { task: t, pending, context, unknown, alerts } = await service.status(args.task_id);
+        const view = { ...taskView(t), ...(pending.length ? { pending } : {}), ...(context ? { context } : {}), ...(unknown ? { unknown } : {}), ...(alerts ? { alerts } : {}) };
+        const lines = [taskLine(t), ...alertLines(alerts)];
         if (unknown) lines.push(unknownText(unknown));
         for (const r of pending) lines.push(`pending ${requestLine(r)}`);
         if (context) lines.push(`context: ${contextLine(context)}`);

@@ -18,7 +18,7 @@ export interface HealthReport {
   healthy: boolean;
   bridge: { version: string; fingerprint: string; target: string; pid: number; uptime_s: number };
   config: { path: string; exists: boolean; projects: { id: string; cwd: string; ok: boolean; problem?: string }[]; profiles: string[] };
-  sqlite: { path: string; ok: boolean };
+  sqlite: { path: string; ok: boolean; problem?: string };
   codex: {
     bin: string | null;
     version: string | null;
@@ -46,7 +46,12 @@ export interface HealthInputs {
   build: { version: string; fingerprint: string; runtimeTarget: string };
   startedAt: number;
   config: { path: string; exists: boolean; error?: string; projects: { id: string; cwd: string }[]; issues: { id: string; problem: string }[]; profiles: string[] };
-  store: { path: string; error?: string };
+  store: {
+    path: string;
+    error?: string;
+    /** What is wrong with the file now (disk_full, state_corrupt, …) and how many intake writes wait for it. */
+    condition?: () => { cause: string; message: string; since: string; held: number } | null;
+  };
   codexBin: string | null;
   codexError?: string;
   env: Record<string, string | undefined>;
@@ -76,7 +81,10 @@ export async function collectHealth(h: HealthInputs): Promise<HealthReport> {
   ];
   for (const p of projects) checks.push({ name: `project ${p.id}`, ok: p.ok, detail: p.ok ? p.cwd : p.problem ?? "unusable" });
   if (projects.length === 0) warnings.push("no projects configured: add [projects.<id>] cwd = \"/abs/path\" (codex-bridge init writes a starter)");
-  checks.push(h.store.error ? { name: "sqlite", ok: false, detail: h.store.error } : { name: "sqlite", ok: true, detail: `${h.store.path} writable` });
+  const storage = h.store.condition?.() ?? null;
+  if (h.store.error) checks.push({ name: "sqlite", ok: false, detail: h.store.error });
+  else if (storage) checks.push({ name: "sqlite", ok: false, detail: `${storage.cause} since ${storage.since}: ${storage.message}` });
+  else checks.push({ name: "sqlite", ok: true, detail: `${h.store.path} writable` });
 
   let version: string | null = null;
   let appServer = "not started";
@@ -92,6 +100,7 @@ export async function collectHealth(h: HealthInputs): Promise<HealthReport> {
     try {
       const client = await h.runtime.ensure();
       pid = client.pid;
+      if (client.readingPaused) throw new Error("not read from while the state database refuses writes (see the sqlite check)");
       const p = h.runtime.protocol;
       version = p?.version ?? null;
       appServer = "initialized";
@@ -127,7 +136,7 @@ export async function collectHealth(h: HealthInputs): Promise<HealthReport> {
     healthy: checks.every((c) => c.ok),
     bridge: { version: h.build.version, fingerprint: h.build.fingerprint, target: h.build.runtimeTarget, pid: process.pid, uptime_s: Math.round((Date.now() - h.startedAt) / 1000) },
     config: { path: h.config.path, exists: h.config.exists, projects, profiles: h.config.profiles },
-    sqlite: { path: h.store.path, ok: !h.store.error },
+    sqlite: { path: h.store.path, ok: !h.store.error && !storage, ...(storage ? { problem: storage.cause } : {}) },
     codex: { bin: h.codexBin, version, ...(protocol ? { protocol } : {}), app_server: appServer, pid, login, models, ...(relayDisabled ? { relay_disabled: relayDisabled } : {}) },
     ...(profiles ? { profiles } : {}),
     checks,

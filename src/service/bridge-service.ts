@@ -65,6 +65,7 @@ export class BridgeService {
   /** Starts a task; the connection that started it follows it (a wait without task ids covers it). */
   start(input: StartInput, connectionKey?: string): Promise<TaskRow> {
     return shownAsync(async () => {
+      this.refuseWhileHeld("codex_start");
       const t = await this.sup.start(input);
       if (connectionKey !== undefined) this.sup.repo.cursors.follow(connectionKey, t.id);
       return t;
@@ -84,7 +85,17 @@ export class BridgeService {
   }
 
   send(input: SendInput) {
-    return shownAsync(() => this.sup.send(input));
+    return shownAsync(() => {
+      this.refuseWhileHeld("codex_send");
+      return this.sup.send(input);
+    });
+  }
+
+  /** New work is refused while the app-server's events cannot be stored: it would be neither recorded nor read. */
+  private refuseWhileHeld(tool: string): void {
+    if (!this.sup.writes.size) return;
+    const why = this.sup.alerts()[0];
+    throw new BridgeError(`${tool} refused: the state database refuses writes${why ? ` (${why.code}): ${why.message}` : ""}`);
   }
 
   respond(input: RespondInput) {

@@ -23,10 +23,10 @@ export class EventIntake {
   constructor(private readonly ctx: TaskContext, private readonly ledger: InteractionLedger) {}
 
   onNotification(client: AppServerClient, n: ServerNotification): void {
-    const { events, threadTask, repo } = this.ctx;
+    const { events, threadTask, repo, writes } = this.ctx;
     const params = (n.params ?? {}) as Record<string, unknown>;
     if (n.method === SERVER_REQUEST_RESOLVED) {
-      this.ledger.resolveByRpc(client, params.requestId as RpcId);
+      writes.run("request resolved", () => this.ledger.resolveByRpc(client, params.requestId as RpcId));
       return;
     }
     const threadId = typeof params.threadId === "string" ? params.threadId : null;
@@ -41,19 +41,25 @@ export class EventIntake {
     live.items.push(...res.items.map((i) => ({ ...i, task_id: taskId })));
     if (n.method === ITEM_COMPLETED) {
       const item = (params.item ?? {}) as Record<string, unknown>;
-      if (item.type === "dynamicToolCall" && typeof item.id === "string") this.ledger.resolveToolCall(taskId, item.id);
+      if (item.type === "dynamicToolCall" && typeof item.id === "string") {
+        const callId = item.id;
+        writes.run("tool call resolved", () => this.ledger.resolveToolCall(taskId, callId));
+      }
     }
     // A task whose turn/start is UNKNOWN learns its turn only from evidence (unknown-outcomes), not from any turn/started.
     if (res.turnStarted && repo.task(taskId)?.state !== "unknown") {
       const turnId = res.turnStarted;
-      repo.tx(() => {
-        events.flushInside(taskId);
-        repo.updateTask(taskId, { turn_id: turnId });
+      writes.run("turn started", () => {
+        repo.tx(() => {
+          events.flushInside(taskId);
+          repo.updateTask(taskId, { turn_id: turnId });
+        });
+        events.wake(taskId);
       });
-      events.wake(taskId);
     }
     if (res.turnCompleted) {
-      this.completeTurn(taskId, res.turnCompleted);
+      const completed = res.turnCompleted;
+      writes.run("turn completed", () => this.completeTurn(taskId, completed));
       return;
     }
     if (res.wake === "supervision" || res.events.some((e) => e.kind === "message")) events.flush(taskId);
@@ -91,7 +97,7 @@ export class EventIntake {
       void client.respondError(r.id, -32601, "not supported by codex-bridge").catch(() => {});
       return;
     }
-    this.ledger.record({
+    const record = (): void => this.ledger.record({
       taskId,
       kind,
       method: r.method,
@@ -102,6 +108,7 @@ export class EventIntake {
       itemId: typeof params.itemId === "string" ? params.itemId : typeof params.callId === "string" ? params.callId : null,
       params,
     });
+    this.ctx.writes.run("request", record);
   }
 
   /** Only bridge_web_tool is ours, and only within its size limits; anything else is answered at once. */
@@ -120,11 +127,16 @@ export class EventIntake {
           : null;
     if (!problem) return true;
     void client.respond(r.id, { contentItems: [{ type: "inputText", text: `bridge_web_tool refused: ${problem}. Shorten the request.` }], success: false }).catch(() => {});
-    this.ctx.events.appendNow(taskId, [{ turn_id: (params.turnId as string) ?? null, kind: "warning", data: { message: `bridge_web_tool call refused: ${problem}` } }]);
+    const warning = { turn_id: (params.turnId as string) ?? null, kind: "warning", data: { message: `bridge_web_tool call refused: ${problem}` } };
+    this.ctx.writes.run("warning", () => this.ctx.events.appendNow(taskId, [warning]));
     return false;
   }
 
   onExit(client: AppServerClient): void {
+    this.ctx.writes.run("connection lost", () => this.settleExit(client));
+  }
+
+  private settleExit(client: AppServerClient): void {
     const { repo, events } = this.ctx;
     const affected = new Set<string>();
     for (const t of repo.tasksInStates(ACTIVE)) {

@@ -19,6 +19,8 @@ import type { RuntimePool } from "../runtime/runtime-pool.ts";
 import { DEFAULT_PROFILE, resolveProject, type ProfileSpec, type ProjectSpec, type SupervisorSettings } from "../config/settings.ts";
 import { newId, type TaskContext } from "./context.ts";
 import { EventIntake } from "./intake.ts";
+import { HeldWrites } from "./held-writes.ts";
+import { bridgeAlerts, type BridgeAlert } from "./alerts.ts";
 import { failure, startFailure } from "./failure.ts";
 import { silentLog, type EventLog } from "../log.ts";
 import { InteractionLedger, type ToolResultInput } from "./ledger.ts";
@@ -52,6 +54,8 @@ export class Supervisor {
   private readonly turnSettings = new ThreadSettingsLog();
   private readonly unknowns: UnknownOutcomes;
   private readonly ctx: TaskContext;
+  /** The intake's writes, held while the disk refuses them. */
+  readonly writes: HeldWrites;
   readonly startedAt = Date.now();
 
   constructor(
@@ -60,8 +64,14 @@ export class Supervisor {
     readonly settings: SupervisorSettings,
     private readonly log: EventLog = silentLog,
   ) {
-    this.events = new TaskEvents(repo);
-    const ctx: TaskContext = { repo, runtimes, settings, events: this.events, threadTask: this.threadTask, log };
+    const writes = (this.writes = new HeldWrites(log));
+    // While writes are held nothing more is read from any app-server: what it sends waits in its pipe, unacknowledged.
+    writes.attach({
+      pause: () => runtimes.all().forEach((s) => s.runtime.current?.pauseReading()),
+      resume: () => runtimes.all().forEach((s) => s.runtime.current?.resumeReading()),
+    });
+    this.events = new TaskEvents(repo, writes);
+    const ctx: TaskContext = { repo, runtimes, settings, events: this.events, writes, threadTask: this.threadTask, log };
     this.ctx = ctx;
     this.ledger = new InteractionLedger(ctx);
     this.intake = new EventIntake(ctx, this.ledger);
@@ -101,9 +111,10 @@ export class Supervisor {
 
   onNotification(client: AppServerClient, n: ServerNotification): void {
     const report = this.turnSettings.observe(n);
-    if (report) this.lateSettingsReport(report.threadId, report.settings);
+    const writes = this.ctx.writes;
+    if (report) writes.run("turn settings", () => this.lateSettingsReport(report.threadId, report.settings));
     this.intake.onNotification(client, n);
-    this.unknowns.onNotification(n);
+    writes.run("unknown evidence", () => this.unknowns.onNotification(n));
   }
 
   private lateSettingsReport(threadId: string, settings: TurnSettings): void {
@@ -116,7 +127,7 @@ export class Supervisor {
   }
 
   onLateResponse(client: AppServerClient, r: LateResponse): void {
-    this.unknowns.onLate(client.connectionId, r);
+    this.ctx.writes.run("late answer", () => this.unknowns.onLate(client.connectionId, r));
   }
 
   onServerRequest(client: AppServerClient, r: ServerRequest): void {
@@ -125,7 +136,7 @@ export class Supervisor {
 
   onExit(client: AppServerClient): void {
     this.intake.onExit(client);
-    this.unknowns.onExit(client.connectionId);
+    this.ctx.writes.run("exit", () => this.unknowns.onExit(client.connectionId));
   }
 
   // ---------------------------------------------------------------- tools
@@ -359,6 +370,11 @@ export class Supervisor {
 
   addWaiter(taskId: string, fn: () => void): () => void {
     return this.events.addWaiter(taskId, fn);
+  }
+
+  /** Bridge-wide conditions every task is subject to now (a full disk, a silent app-server), with what to do. */
+  alerts(): BridgeAlert[] {
+    return bridgeAlerts(this.repo, this.writes, this.runtimes);
   }
 
   activeCounts(): { active: number; pending: number; unknown: number } {

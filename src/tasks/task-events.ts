@@ -1,5 +1,6 @@
 // Between the app-server and SQLite: per-task ingest state, events written in batches, and the waiters to wake.
 import type { NewEvent, Repo } from "../store/repo.ts";
+import type { HeldWrites } from "./held-writes.ts";
 import { TaskIngest } from "./ingest.ts";
 import { SETTLED_STATES, type FailureCode, type TaskRow } from "../store/rows.ts";
 
@@ -23,7 +24,11 @@ export class TaskEvents {
   private readonly live = new Map<string, LiveTask>();
   private readonly waiters = new Map<string, Set<() => void>>();
 
-  constructor(private readonly repo: Repo) {}
+  constructor(
+    private readonly repo: Repo,
+    /** Where writes the app-server's events need go: held (not lost) while the disk refuses them. */
+    readonly writes: HeldWrites,
+  ) {}
 
   /** The in-memory ingest state of a task, created on first use. */
   state(taskId: string): LiveTask {
@@ -61,8 +66,10 @@ export class TaskEvents {
       l.flushTimer = null;
     }
     if (l.buffer.length === 0 && l.items.length === 0 && !l.ingest.hasPendingDeltas() && !final) return;
-    this.repo.tx(() => this.flushInside(taskId, final));
-    this.wake(taskId);
+    this.writes.run("events", () => {
+      this.repo.tx(() => this.flushInside(taskId, final));
+      this.wake(taskId);
+    });
   }
 
   /** Writes what is buffered; the caller holds the transaction. */
@@ -74,6 +81,10 @@ export class TaskEvents {
     l.buffer = [];
     const items = l.items;
     l.items = [];
+    this.repo.onRollback(() => {
+      l.buffer = [...events, ...l.buffer];
+      l.items = [...items, ...l.items];
+    });
     this.repo.upsertItems(items);
     if (events.length) this.repo.appendEvents(taskId, events);
   }

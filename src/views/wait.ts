@@ -5,6 +5,7 @@ import { BridgeError } from "../bridge-error.ts";
 import type { EventRow } from "../store/rows.ts";
 import { SETTLED_STATES } from "../store/rows.ts";
 import { personDecides } from "../policy/answerer.ts";
+import type { BridgeAlert } from "../tasks/alerts.ts";
 import type { Supervisor } from "../tasks/supervisor.ts";
 import { activity, activityLine } from "./activity.ts";
 import { buildDelta, isNews, isRoutine, MAX_EVENTS_PER_WAIT, ROUTINE_BATCH, type TaskDelta, type WaitMode } from "./wait-delta.ts";
@@ -39,6 +40,8 @@ export interface WaitAnswer {
   /** True when the caller named no single task_id: every item is labelled with its task. */
   multi: boolean;
   tasks: TaskDelta[];
+  /** Conditions of the whole bridge (a full disk, a silent app-server) with what to do; absent when there are none. */
+  alerts?: BridgeAlert[];
 }
 
 interface Watched {
@@ -143,9 +146,12 @@ export async function waitForTasks(sup: Supervisor, guard: WaitGuard, input: Wai
     let lingered = false;
     let lastLine = "";
     let lastProgress = 0;
+    const alertsAtStart = alertKey(sup.alerts());
     for (;;) {
       for (const w of watched) look(sup, w, mode, multi);
       if (watched.every((w) => w.done)) break;
+      // A condition of the whole bridge that began or ended (the disk filled, the app-server went silent) is news.
+      if (alertKey(sup.alerts()) !== alertsAtStart) break;
       if (watched.some((w) => w.news)) {
         // Tasks that report at the same moment (a phase ending everywhere) are answered together, not one per call.
         if (!multi || lingered || watched.every((w) => w.news || w.done)) break;
@@ -210,5 +216,8 @@ function answer(
     if (o.commitWhenDelivered) o.commitWhenDelivered(commit);
     else commit();
   }
-  return { multi: o.multi, tasks };
+  const alerts = sup.alerts();
+  return { multi: o.multi, tasks, ...(alerts.length ? { alerts } : {}) };
 }
+
+const alertKey = (alerts: BridgeAlert[]): string => alerts.map((a) => a.code).join(",");
