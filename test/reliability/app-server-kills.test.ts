@@ -78,6 +78,7 @@ describe("reliability: app-server killed", () => {
     for (let f = 0; f < FAULTS; f++) {
       const point = f < POINTS.length ? POINTS[f]! : r.pick(POINTS);
       stats.points.set(point, (stats.points.get(point) ?? 0) + 1);
+      r.note(`fault ${f}: app-server killed at "${point}"`);
       const problems: string[] = [];
       // A task on a completed turn for "send"; otherwise a fresh one of the kind the point needs.
       let taskId: string;

@@ -95,6 +95,7 @@ describe("reliability: bridge killed", () => {
       // A kill while the bridge is still starting, now and then.
       const early = r.chance(0.1);
       const killAfter = early ? r.int(0, 300) : r.int(300, 4000);
+      r.note(`round ${round}: bridge killed after ${killAfter} ms`);
       const roundStart = Date.now();
       let killed = false;
       const killedAt = new Promise<void>((resolve) =>

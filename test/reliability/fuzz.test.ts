@@ -48,6 +48,7 @@ describe("reliability: fuzzed input", () => {
     const stats = { calls: 0, invalid: 0, valid: 0, huge: 0, errorsForInvalid: 0, invalidAccepted: [] as string[], unanswered: 0, mutations: new Set<string>() };
     for (let n = 0; n < CALLS && !t.fatal; n++) {
       const call = fuzzCall(tools, r, ctx, allowValid);
+      r.note(`call ${n}: ${call.tool} (${call.mutation}) ${JSON.stringify(call.args)}`);
       if (!call.invalid) spent[call.tool] = (spent[call.tool] ?? 0) + 1;
       stats.calls++;
       stats.mutations.add(call.mutation.replace(/ \(.*\)$/, ""));
@@ -69,6 +70,7 @@ describe("reliability: fuzzed input", () => {
     const lines = { sent: 0, owedId: 0, answeredId: 0, wrongAnswer: [] as string[], owedNull: 0, answeredNull: 0, owedNone: 0, answeredNone: 0, kinds: new Set<string>() };
     for (let n = 0; n < LINES + OVER_LIMIT_LINES && !t.fatal; n++) {
       const raw = malformedLine(r, n, n >= LINES);
+      r.note(`line ${n} (${raw.kind}): ${typeof raw.line === "string" ? raw.line : `bytes ${Buffer.from(raw.line).toString("hex")}`}`);
       lines.sent++;
       lines.kinds.add(raw.kind);
       const nullsBefore = t.unexpectedResponses.length;
@@ -121,8 +123,9 @@ describe("reliability: fuzzed input", () => {
     console.info(`[fuzz] seed ${r.seed}; invalid accepted: ${JSON.stringify(stats.invalidAccepted)}; wrong line answers: ${JSON.stringify(lines.wrongAnswer)}`);
     expect(t.fatal?.reason ?? "child exited", t.fatal?.line?.slice(0, 300)).toMatch(/child exited|child closed stdout/);
     expect(alive).toBe(true);
-    expect(stats.invalidAccepted).toEqual([]);
-    expect(lines.wrongAnswer).toEqual([]);
+    const repeat = `RELIABILITY_SEED=${r.seed} repeats this run`;
+    expect(stats.invalidAccepted, repeat).toEqual([]);
+    expect(lines.wrongAnswer, repeat).toEqual([]);
     expect(lines.answeredNone).toBe(0);
     expect(stats.unanswered).toBe(0);
     expect(live.hangs).toBe(0);

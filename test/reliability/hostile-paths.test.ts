@@ -114,6 +114,7 @@ describe("reliability: hostile paths", () => {
     };
     const send = async (label: string, method: string, params: Record<string, unknown>) => {
       stats.paths++;
+      r.note(`${label}: ${method} ${JSON.stringify(params).slice(0, 300)}`);
       let res: JsonRpcResponse | null = null;
       try {
         res = await t.request(method, params, { deadlineMs: 15_000 });

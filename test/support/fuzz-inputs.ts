@@ -2,6 +2,9 @@
 // (an unknown key, a missing or mistyped field, a string too long, a lone surrogate, a number out of range, a value
 // outside an enum or a pattern), and malformed JSON-RPC lines, each with what the bridge owes it: an answer with the
 // line's id, an answer with id null, or none (notifications and responses are never answered).
+// A mutation is derived from the tool's own live schema and kept only when the schema (with unknown keys refused, as
+// the bridge refuses them) rejects the result, so "invalid" never depends on a guess about a tool's inputs.
+import { Ajv, type ValidateFunction } from "ajv";
 import type { Random } from "./reliability.ts";
 
 export interface JsonSchema {
@@ -104,26 +107,37 @@ function validObject(s: JsonSchema, r: Random, ctx: FuzzContext): Record<string,
 /** A string that is `bytes` long (1 to 5 MiB for the huge cases). */
 const big = (r: Random, bytes: number) => r.pick(["x", "ab", "é", "😀"]).repeat(Math.ceil(bytes / 2));
 
-type Mutation = (tool: Tool, base: Record<string, unknown>, r: Random) => { args: unknown; name: string; huge?: boolean } | null;
+/**
+ * A broken input, or null when the tool offers nothing to break that way. `schemaRule`: the schema itself forbids it
+ * (checked before the call is made), else it breaks a rule of the bridge's own that no JSON Schema can say.
+ */
+type Mutation = (tool: Tool, base: Record<string, unknown>, r: Random, tools: Tool[]) => { args: unknown; name: string; huge?: boolean; schemaRule: boolean } | null;
 
 const stringKeys = (t: Tool) => Object.entries(t.inputSchema.properties ?? {}).filter(([, p]) => typeOf(p) === "string" || p.anyOf?.some((a) => typeOf(a) === "string"));
 
+/** Names another tool takes, and look-alikes of real names: plausible mistakes, none of them this tool's own. */
+const STRANGE_KEYS = ["zz", "__proto__x", "Task_Id", "prompt ", "sandbox", "approval_policy"];
+
+export function unknownKeys(tool: Tool, tools: Tool[]): string[] {
+  const own = new Set(Object.keys(tool.inputSchema.properties ?? {}));
+  const others = tools.flatMap((t) => Object.keys(t.inputSchema.properties ?? {}));
+  return [...new Set([...others, ...STRANGE_KEYS])].filter((k) => !own.has(k));
+}
+
 const MUTATIONS: Mutation[] = [
-  (t, base, r) => ({ args: { ...base, [r.pick(["cwd", "sandbox", "approval_policy", "zz", "__proto__x", "Task_Id", "prompt "])]: r.pick(["/", "danger-full-access", 1, null]) }, name: "unknown key" }),
+  (t, base, r, tools) => ({ args: { ...base, [r.pick(unknownKeys(t, tools))]: r.pick(["/", "danger-full-access", 1, null]) }, name: "unknown key", schemaRule: true }),
   (t, base, r) => {
     const req = t.inputSchema.required ?? [];
     if (!req.length) return null;
     const { [r.pick(req)]: _dropped, ...rest } = base;
-    return { args: rest, name: "missing required" };
+    return { args: rest, name: "missing required", schemaRule: true };
   },
   (t, base, r) => {
     const keys = Object.keys(t.inputSchema.properties ?? {});
     if (!keys.length) return null;
     const k = r.pick(keys);
-    const p = t.inputSchema.properties![k]!;
-    const ty = typeOf(p) ?? (p.anyOf ? "union" : "enum");
-    const wrong = ty === "string" || ty === "enum" ? r.pick([42, true, null, [], {}]) : ty === "union" ? r.pick([42, true, null]) : ty === "boolean" ? r.pick(["yes", 1, null]) : ty === "array" ? r.pick(["a", 3, {}]) : ty === "object" ? r.pick(["a", 3, [1, 2]]) : r.pick(["12", true, null, [], {}]);
-    return { args: { ...base, [k]: wrong }, name: `wrong type (${k})` };
+    const wrong = r.pick([42, 1.5, true, null, [], {}, "a", [1, 2], { a: 1 }]);
+    return { args: { ...base, [k]: wrong }, name: `wrong type (${k})`, schemaRule: true };
   },
   (t, base, r) => {
     const capped = stringKeys(t).filter(([, p]) => p.maxLength !== undefined);
@@ -132,44 +146,56 @@ const MUTATIONS: Mutation[] = [
     const huge = r.chance(0.1);
     const value = huge ? big(r, r.int(1, 5) * 1024 * 1024) : "y".repeat(p.maxLength! + r.int(1, 50));
     if (value.length <= p.maxLength!) return null;
-    return { args: { ...base, [k]: value }, name: `over maxLength (${k})`, huge };
+    return { args: { ...base, [k]: value }, name: `over maxLength (${k})`, huge, schemaRule: !huge };
   },
+  // The bridge's own rule, beyond JSON Schema: no string may hold a lone surrogate (it cannot become UTF-8).
   (t, base, r) => {
     const keys = stringKeys(t).filter(([, p]) => !p.enum);
     if (!keys.length) return null;
     const [k] = r.pick(keys);
     const lone = r.pick(["\ud800", "\udbff", "\udc00", "\udfff"]);
-    return { args: { ...base, [k]: r.pick([`${lone}`, `start ${lone}`, `${lone} end`, `a${lone}😀`]) }, name: `lone surrogate (${k})` };
+    return { args: { ...base, [k]: r.pick([`${lone}`, `start ${lone}`, `${lone} end`, `a${lone}😀`]) }, name: `lone surrogate (${k})`, schemaRule: false };
   },
   (t, base, r) => {
     const records = Object.entries(t.inputSchema.properties ?? {}).filter(([, p]) => typeOf(p) === "object" || p.anyOf?.some((a) => typeOf(a) === "object"));
     if (!records.length) return null;
     const [k] = r.pick(records);
-    return { args: { ...base, [k]: { answers: { q1: [`ok`, `bad\ud83d`] } } }, name: `nested lone surrogate (${k})` };
+    return { args: { ...base, [k]: { answers: { q1: [`ok`, `bad\ud83d`] } } }, name: `nested lone surrogate (${k})`, schemaRule: false };
   },
   (t, base, r) => {
     const enums = Object.entries(t.inputSchema.properties ?? {}).filter(([, p]) => p.enum);
     if (!enums.length) return null;
     const [k] = r.pick(enums);
-    return { args: { ...base, [k]: r.pick(["", "DELETE", "list ", "auto\u0000", "😀"]) }, name: `not in enum (${k})` };
+    return { args: { ...base, [k]: r.pick(["", "DELETE", "list ", "auto\u0000", "😀"]) }, name: `not in enum (${k})`, schemaRule: true };
   },
   (t, base, r) => {
     const nums = Object.entries(t.inputSchema.properties ?? {}).filter(([, p]) => typeOf(p) === "integer" || typeOf(p) === "number");
     if (!nums.length) return null;
     const [k, p] = r.pick(nums);
-    const out = [p.minimum !== undefined ? p.minimum - 1 : null, p.maximum !== undefined ? p.maximum + 1 : null, typeOf(p) === "integer" ? 1.5 : null, -1e308, 2 ** 60].filter((v) => v !== null && !(p.minimum === undefined && (v as number) < 0 && typeOf(p) !== "integer"));
-    const bad = out.filter((v) => (p.minimum !== undefined && (v as number) < p.minimum) || (p.maximum !== undefined && (v as number) > p.maximum) || (typeOf(p) === "integer" && !Number.isInteger(v)));
-    if (!bad.length) return null;
-    return { args: { ...base, [k]: r.pick(bad) }, name: `out of range (${k})` };
+    const candidates = [p.minimum !== undefined ? p.minimum - 1 : null, p.maximum !== undefined ? p.maximum + 1 : null, 1.5, -1e308, 2 ** 60];
+    return { args: { ...base, [k]: r.pick(candidates.filter((v) => v !== null)) }, name: `out of range (${k})`, schemaRule: true };
   },
   (t, base, r) => {
     const patterned = stringKeys(t).filter(([, p]) => p.pattern);
     if (!patterned.length) return null;
     const [k] = r.pick(patterned);
-    return { args: { ...base, [k]: r.pick(["t_ZZ", "../../etc", "t_0123456789 ", "", "r_x", "\u0000"]) }, name: `pattern miss (${k})` };
+    return { args: { ...base, [k]: r.pick(["t_ZZ", "../../etc", "t_0123456789 ", "", "r_x", "\u0000", "-lead"]) }, name: `pattern miss (${k})`, schemaRule: true };
   },
-  (_t, _base, r) => ({ args: r.pick([[], "str", 7, true, [{}]]), name: "arguments not an object" }),
+  (_t, _base, r) => ({ args: r.pick([[], "str", 7, true, [{}]]), name: "arguments not an object", schemaRule: true }),
 ];
+
+const ajv = new Ajv({ allErrors: false, strict: false });
+const validators = new WeakMap<Tool, ValidateFunction>();
+
+/** Whether the tool's live schema, with unknown keys refused as the bridge refuses them, rejects these arguments. */
+export function schemaRejects(tool: Tool, args: unknown): boolean {
+  let validate = validators.get(tool);
+  if (!validate) {
+    validate = ajv.compile({ ...tool.inputSchema, additionalProperties: false });
+    validators.set(tool, validate);
+  }
+  return !validate(args);
+}
 
 /**
  * One fuzzed call. `allowValid` lets the caller keep costly valid calls (a real task start, a runtime restart) rare.
@@ -181,10 +207,10 @@ export function fuzzCall(tools: Tool[], r: Random, ctx: FuzzContext, allowValid:
   if ("timeout_seconds" in (tool.inputSchema.properties ?? {})) base.timeout_seconds = r.int(0, 1);
   if (r.chance(0.3) && allowValid(tool.name)) return { tool: tool.name, args: base, invalid: false, mutation: "valid", huge: false };
   for (let i = 0; i < 20; i++) {
-    const m = r.pick(MUTATIONS)(tool, base, r);
-    if (m) return { tool: tool.name, args: m.args, invalid: true, mutation: m.name, huge: m.huge ?? false };
+    const m = r.pick(MUTATIONS)(tool, base, r, tools);
+    if (m && (!m.schemaRule || schemaRejects(tool, m.args))) return { tool: tool.name, args: m.args, invalid: true, mutation: m.name, huge: m.huge ?? false };
   }
-  return { tool: tool.name, args: { ...base, zz_unknown: 1 }, invalid: true, mutation: "unknown key", huge: false };
+  return { tool: tool.name, args: [], invalid: true, mutation: "arguments not an object", huge: false };
 }
 
 /** What the bridge owes a raw line: an error with the line's id, an error with id null, or nothing at all. */
@@ -209,7 +235,7 @@ export function malformedLine(r: Random, n: number, huge: boolean): RawLine {
     () => ({ line: JSON.stringify([{ jsonrpc: "2.0", id, method: "ping" }, { jsonrpc: "2.0", id: `${id}b`, method: "ping" }]), owed: { answer: "null" }, kind: "batch" }),
     () => ({ line: JSON.stringify({ jsonrpc: r.pick(["1.0", "3.0", 2, null, ""]), id, method: "ping" }), owed: { answer: "id", id, error: true }, kind: "wrong jsonrpc" }),
     () => ({ line: JSON.stringify({ id, method: "ping" }), owed: { answer: "id", id, error: true }, kind: "no jsonrpc" }),
-    () => ({ line: JSON.stringify({ jsonrpc: "2.0", id: r.pick([1.5, true, {}, [], -0.25]), method: "ping" }), owed: { answer: "null" }, kind: "unusable id" }),
+    () => ({ line: JSON.stringify({ jsonrpc: "2.0", id: r.pick([true, {}, [], false]), method: "ping" }), owed: { answer: "null" }, kind: "unusable id" }),
     () => ({ line: JSON.stringify({ jsonrpc: "2.0", id: null, method: "ping" }), owed: { answer: "null" }, kind: "null id" }),
     () => ({ line: JSON.stringify({ jsonrpc: "2.0", id, method: r.pick([7, null, "", [], {}]) }), owed: { answer: "id", id, error: true }, kind: "method not a name" }),
     () => ({ line: JSON.stringify({ jsonrpc: "2.0", id }), owed: { answer: "id", id, error: true }, kind: "no method" }),

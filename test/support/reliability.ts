@@ -3,7 +3,7 @@
 // every phase checks on a stdio bridge: it answers ping within a second, and exits within a second of stdin EOF.
 import { mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { afterAll, inject } from "vitest";
+import { afterAll, inject, onTestFailed } from "vitest";
 import type { BridgeSetup } from "./bridge-process.ts";
 import type { TunnelEmulator } from "./tunnel-emulator.ts";
 
@@ -20,9 +20,31 @@ export function scale(full: number, quick: number): number {
   return QUICK ? quick : full;
 }
 
-/** A small deterministic generator (mulberry32); RELIABILITY_SEED repeats a run. */
+/** The run's seed: RELIABILITY_SEED when set (CI sets a fresh one and prints it), else one drawn now. */
+function runSeed(): number {
+  const given = process.env.RELIABILITY_SEED;
+  if (given === undefined || given === "") return Date.now() % 1_000_000_007;
+  const n = Number(given);
+  if (!Number.isSafeInteger(n) || n < 0) throw new Error(`RELIABILITY_SEED must be a non-negative integer, got ${JSON.stringify(given)}`);
+  return n;
+}
+
+/**
+ * A small deterministic generator (mulberry32) for one random phase; call it inside the test. When the test fails, the
+ * seed, the command that repeats the run and the last input the phase noted (`note`) are printed.
+ */
 export function seeded(phase: string): Random {
-  const base = Number(process.env.RELIABILITY_SEED ?? Date.now() % 1_000_000_007);
+  const base = runSeed();
+  const random = seededWith(base, phase);
+  onTestFailed(() => {
+    console.error(`[${phase}] failed with RELIABILITY_SEED=${base}; repeat it: RELIABILITY_SEED=${base} npm run test:reliability\n[${phase}] last input: ${random.lastInput()}`);
+  });
+  return random;
+}
+
+/** The same generator for a given seed, outside any test's failure report. */
+export function seededWith(base: number, phase = ""): Random & { lastInput(): string } {
+  let lastInput = "(none noted)";
   let h = base;
   for (const ch of phase) h = Math.imul(h ^ ch.charCodeAt(0), 2654435761) >>> 0;
   let a = h >>> 0;
@@ -39,6 +61,10 @@ export function seeded(phase: string): Random {
     int: (lo, hi) => lo + Math.floor(next() * (hi - lo + 1)),
     pick: (items) => items[Math.floor(next() * items.length)]!,
     chance: (p) => next() < p,
+    note: (input) => {
+      lastInput = input.length > 2_000 ? `${input.slice(0, 2_000)}… (${input.length} characters)` : input;
+    },
+    lastInput: () => lastInput,
   };
 }
 
@@ -49,6 +75,8 @@ export interface Random {
   int(lo: number, hi: number): number;
   pick<T>(items: readonly T[]): T;
   chance(p: number): boolean;
+  /** Records the input about to be tried, printed if the test fails. */
+  note(input: string): void;
 }
 
 /** The figures of one phase; the global teardown prints them all. `hangs` and `leaks` add up across phases. */
