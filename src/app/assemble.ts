@@ -64,12 +64,13 @@ export async function assembleBridge(platform: Platform, opts: AssembleOptions, 
     userHome: dirs.home,
     make: (env) =>
       new CodexRuntime(
-        { platform, codexBin: codex.bin, env, version: BUILD_INFO.version, verifiedVersions: opts.verifiedCodex, log: opts.log },
+        { platform, codexBin: codex.bin, env, version: BUILD_INFO.version, verifiedVersions: opts.verifiedCodex, log: opts.log, liveness: livenessOf(config.config.codex) },
         {
           notification: (c, n) => sup.onNotification(c, n),
           request: (c, r) => sup.onServerRequest(c, r),
           exit: (c) => sup.onExit(c),
           late: (c, r) => sup.onLateResponse(c, r),
+          silence: () => sup.wakeAll(),
         },
       ),
   });
@@ -118,6 +119,13 @@ export async function assembleBridge(platform: Platform, opts: AssembleOptions, 
       await runtimes.stop(300);
       store.close();
     },
+  };
+}
+
+function livenessOf(c: LoadedConfig["config"]["codex"]): { unresponsiveMs?: number; restartAfterMs?: number } {
+  return {
+    ...(c.unresponsive_seconds !== undefined ? { unresponsiveMs: c.unresponsive_seconds * 1000 } : {}),
+    ...(c.unresponsive_restart_seconds !== undefined ? { restartAfterMs: c.unresponsive_restart_seconds * 1000 } : {}),
   };
 }
 

@@ -102,14 +102,15 @@ export function registerAdminTools(server: McpServer, service: BridgeService): v
     "codex_runtime",
     {
       title: "Managed app-server",
-      description: "Managed app-server status, or restart (refused while anything is active, pending, in flight or UNKNOWN).",
-      inputSchema: inputOf({ action: z.enum(["status", "restart"]) }),
+      description: "Managed app-server status, or restart (refused while anything is active, pending, in flight or UNKNOWN; force=true kills it anyway: its tasks end connection_lost, its UNKNOWNs lost).",
+      inputSchema: inputOf({ action: z.enum(["status", "restart"]), force: z.boolean().optional() }),
       outputSchema: outputOf({ state: z.string().optional() }),
       annotations: MUTATING,
     },
     wrap(async (args) => {
-      const v = await service.runtime(args.action);
-      return ok(`app-server ${v.state} pid ${v.pid ?? "-"} · generation ${v.generation} · restarts ${v.restarts} · active ${v.active} · pending ${v.pending} · unknown ${v.unknown} · in flight ${v.in_flight}`, { ...v });
+      const v = await service.runtime(args.action, args.force === true);
+      const silent = v.not_answering ? `\n${v.not_answering}` : "";
+      return ok(`app-server ${v.state} pid ${v.pid ?? "-"} · generation ${v.generation} · restarts ${v.restarts} · active ${v.active} · pending ${v.pending} · unknown ${v.unknown} · in flight ${v.in_flight}${silent}`, { ...v });
     }),
   ));
 }

@@ -100,7 +100,8 @@ export async function collectHealth(h: HealthInputs): Promise<HealthReport> {
     try {
       const client = await h.runtime.ensure();
       pid = client.pid;
-      if (client.readingPaused) throw new Error("not read from while the state database refuses writes (see the sqlite check)");
+      const silence = h.runtime.silence();
+      if (client.readingPaused || silence) throw new Unavailable(silence ? `${silence}; codex_runtime restart with force=true kills and replaces it` : "not read from while the state database refuses writes (see the sqlite check)");
       const p = h.runtime.protocol;
       version = p?.version ?? null;
       appServer = "initialized";
@@ -117,9 +118,12 @@ export async function collectHealth(h: HealthInputs): Promise<HealthReport> {
       models = probe.models;
       checks.push(probe.modelsError ? { name: "models", ok: false, detail: probe.modelsError } : { name: "models", ok: (models ?? 0) > 0, detail: `${models} live models` });
     } catch (err) {
-      appServer = "failed";
-      if (err instanceof UnverifiedCodexError) protocol = `unverified: ${err.version} (${err.problem})`;
-      checks.push({ name: "app-server", ok: false, detail: `could not start/initialize ${h.codexBin}: ${err instanceof Error ? err.message : String(err)}` });
+      appServer = err instanceof Unavailable ? "not answering" : "failed";
+      if (err instanceof Unavailable) checks.push({ name: "app-server", ok: false, detail: err.message });
+      else {
+        if (err instanceof UnverifiedCodexError) protocol = `unverified: ${err.version} (${err.problem})`;
+        checks.push({ name: "app-server", ok: false, detail: `could not start/initialize ${h.codexBin}: ${err instanceof Error ? err.message : String(err)}` });
+      }
     }
   }
   let profiles: ProfileHome[] | undefined;
@@ -144,3 +148,6 @@ export async function collectHealth(h: HealthInputs): Promise<HealthReport> {
     ...(warnings.length ? { warnings } : {}),
   };
 }
+
+/** The app-server is there but cannot be asked now (not answering, or not read from): said as it is, not as a failed start. */
+class Unavailable extends Error {}

@@ -46,6 +46,8 @@ export interface RuntimeStatus {
   /** Managed restarts so far; a wait cursor from an earlier generation is reported lost. */
   generation: number;
   last_exit?: unknown;
+  /** "the app-server (pid N) has not answered for S s; …" while it does not answer. */
+  not_answering?: string;
 }
 
 export class BridgeService {
@@ -153,20 +155,31 @@ export class BridgeService {
   }
 
   /** Status of the managed app-server; a restart is refused while anything could be lost by it. */
-  runtime(action: "status" | "restart"): Promise<RuntimeStatus> {
-    return shownAsync(() => this.runtimeNow(action));
+  runtime(action: "status" | "restart", force = false): Promise<RuntimeStatus> {
+    return shownAsync(() => this.runtimeNow(action, force));
   }
 
-  private async runtimeNow(action: "status" | "restart"): Promise<RuntimeStatus> {
-    const counts = { ...this.sup.activeCounts(), in_flight: this.sup.runtimes.all().reduce((n, slot) => n + (slot.runtime.current?.diagnostics().pendingRequests ?? 0), 0) };
+  private async runtimeNow(action: "status" | "restart", force: boolean): Promise<RuntimeStatus> {
+    const count = () => ({ ...this.sup.activeCounts(), in_flight: this.sup.runtimes.all().reduce((n, slot) => n + (slot.runtime.current?.diagnostics().pendingRequests ?? 0), 0) });
+    let counts = count();
     const runtime = this.sup.runtime;
-    if (action === "restart") {
+    if (action === "restart" && force) {
+      const silence = runtime.silence();
+      try {
+        await this.sup.runtimes.forceRestart(`codex_runtime restart force=true${silence ? ` (${silence})` : ""}`);
+      } finally {
+        this.sup.repo.cursors.beginGeneration();
+      }
+      counts = count();
+    } else if (action === "restart") {
       if (counts.active || counts.pending || counts.unknown || counts.in_flight) {
         const unknown = this.sup.repo.tasksWithUnknown().map((t) => `${t.id} ${t.unknown!.method}`);
         const way = unknown.length
           ? ` UNKNOWN: ${unknown.join(", ")}; codex_status <task> reads the thread and settles one Codex shows ended, codex_cancel <task> stops or gives it up (nothing is resent).`
           : "";
-        throw new BridgeError(`restart refused: ${counts.active} active task(s), ${counts.pending} open request(s), ${counts.unknown} UNKNOWN outcome(s), ${counts.in_flight} request(s) in flight to the app-server; wait, cancel or settle them first.${way}`, "action");
+        const silence = runtime.silence();
+        const forced = silence ? ` ${silence}: codex_runtime restart with force=true kills and replaces it (its tasks end connection_lost, recoverable with codex_send; its UNKNOWN outcomes are settled as lost).` : "";
+        throw new BridgeError(`restart refused: ${counts.active} active task(s), ${counts.pending} open request(s), ${counts.unknown} UNKNOWN outcome(s), ${counts.in_flight} request(s) in flight to the app-server; wait, cancel or settle them first.${way}${forced}`, "action");
       }
       try {
         await this.sup.runtimes.restart();
@@ -177,7 +190,10 @@ export class BridgeService {
     }
     const info = runtime.info();
     const generation = this.sup.repo.cursors.generation();
-    return { state: info.state, pid: info.pid, restarts: info.restarts, uptime_s: info.uptimeMs === null ? null : Math.round(info.uptimeMs / 1000), ...counts, generation, ...(runtime.lastExit ? { last_exit: runtime.lastExit } : {}) };
+    const silence = runtime.silence();
+    const after = runtime.livenessMs.restartAfter;
+    return {
+      ...(silence ? { not_answering: `${silence}; codex_runtime restart with force=true replaces it${after ? ` (it is replaced by itself after ${Math.round(after / 1000)} s)` : ""}` } : {}), state: info.state, pid: info.pid, restarts: info.restarts, uptime_s: info.uptimeMs === null ? null : Math.round(info.uptimeMs / 1000), ...counts, generation, ...(runtime.lastExit ? { last_exit: runtime.lastExit } : {}) };
   }
 
   /** A project named by id or alias, as the artifact tools need it: its directory and whether hard links are served. */

@@ -25,6 +25,17 @@ export function bridgeAlerts(repo: Repo, writes: HeldWrites, runtimes: RuntimePo
   const out: BridgeAlert[] = [];
   const storage = storageProblem(repo, writes);
   if (storage) out.push({ code: storage.code, message: storage.message, since: storage.since });
-  void runtimes;
+  for (const slot of runtimes.all()) {
+    const silence = slot.runtime.silence();
+    const c = slot.runtime.current;
+    if (!silence || !c || c.unresponsiveSince === null) continue;
+    const after = slot.runtime.livenessMs.restartAfter;
+    const auto = after ? `; it is replaced by itself after ${Math.round(after / 1000)} s` : "";
+    out.push({
+      code: "app_server_unresponsive",
+      since: new Date(c.unresponsiveSince).toISOString(),
+      message: `${silence} (Codex home ${slot.home}). Nothing is sent to it meanwhile. codex_runtime restart with force=true kills and replaces it: its tasks end connection_lost (codex_send starts a recovery turn), its UNKNOWN outcomes are settled as lost${auto}.`,
+    });
+  }
   return out;
 }

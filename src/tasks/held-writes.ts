@@ -9,7 +9,7 @@ const FIRST_RETRY_MS = 250;
 const MAX_RETRY_MS = 2_000;
 
 export interface HeldWritesHooks {
-  /** Stop taking input whose writes would only pile up in memory (the app-server's stdout). */
+  /** Stop taking input whose writes would only pile up in memory (the app-server's stdout); tell the waiters. */
   pause(): void;
   resume(): void;
 }

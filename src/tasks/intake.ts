@@ -144,11 +144,11 @@ export class EventIntake {
     }
     const exit = client.exit;
     const how = exit ? (exit.signal ? `was killed by ${exit.signal}` : `exited with code ${exit.code}`) : "exited";
-    const detail = `the Codex app-server ${how}`;
+    const detail = client.killedBecause ? `the bridge killed the Codex app-server: ${client.killedBecause}` : `the Codex app-server ${how}`;
     // The bridge closing its own child (shutdown) is not a crash: the task waits for the next bridge.
     const lost = client.closeRequested
       ? failure("bridge_restarted")
-      : failure("app_server_crashed", `The Codex app-server ${how} during the turn; codex_send starts a recovery turn on the same thread.`);
+      : failure("app_server_crashed", `${client.killedBecause ? `The bridge killed the Codex app-server: ${client.killedBecause}` : `The Codex app-server ${how} during the turn`}; codex_send starts a recovery turn on the same thread.`);
     for (const taskId of affected) events.flush(taskId, true);
     repo.tx(() => {
       for (const i of repo.interactionsByConnection(client.connectionId, ["pending"])) {

@@ -67,8 +67,14 @@ export class Supervisor {
     const writes = (this.writes = new HeldWrites(log));
     // While writes are held nothing more is read from any app-server: what it sends waits in its pipe, unacknowledged.
     writes.attach({
-      pause: () => runtimes.all().forEach((s) => s.runtime.current?.pauseReading()),
-      resume: () => runtimes.all().forEach((s) => s.runtime.current?.resumeReading()),
+      pause: () => {
+        runtimes.all().forEach((s) => s.runtime.current?.pauseReading());
+        this.events.wakeAll();
+      },
+      resume: () => {
+        runtimes.all().forEach((s) => s.runtime.current?.resumeReading());
+        this.events.wakeAll();
+      },
     });
     this.events = new TaskEvents(repo, writes);
     const ctx: TaskContext = { repo, runtimes, settings, events: this.events, writes, threadTask: this.threadTask, log };
@@ -366,6 +372,11 @@ export class Supervisor {
   /** Makes sure everything received so far is in SQLite (used before reads). */
   sync(taskId: string): void {
     this.events.flush(taskId);
+  }
+
+  /** A condition of the whole bridge began or ended: every wait looks again. */
+  wakeAll(): void {
+    this.events.wakeAll();
   }
 
   addWaiter(taskId: string, fn: () => void): () => void {

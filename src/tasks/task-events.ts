@@ -102,6 +102,11 @@ export class TaskEvents {
     return () => set!.delete(fn);
   }
 
+  /** Wakes every waiter: a condition of the whole bridge (a full disk, a silent app-server) began or ended. */
+  wakeAll(): void {
+    for (const set of [...this.waiters.values()]) for (const fn of [...set]) fn();
+  }
+
   wake(taskId: string): void {
     for (const fn of [...(this.waiters.get(taskId) ?? [])]) fn();
   }

@@ -10,6 +10,8 @@ export const THREAD_READ = "thread/read";
 export const THREAD_TURNS_LIST = "thread/turns/list";
 export const THREAD_TERMINALS_LIST = "thread/backgroundTerminals/list";
 export const THREAD_TERMINALS_TERMINATE = "thread/backgroundTerminals/terminate";
+/** Answered from memory: the liveness probe (an app-server that cannot answer this cannot answer anything). */
+export const THREAD_LOADED_LIST = "thread/loaded/list";
 
 /** Sent when a turn/start changed the thread's sticky settings (model, effort, tier...), before its acknowledgement. */
 export const THREAD_SETTINGS_UPDATED = "thread/settings/updated";
@@ -83,7 +85,10 @@ export const backgroundTerminalsList = (c: Requester, p: Pick<TerminalParams, "t
 export const backgroundTerminalTerminate = (c: Requester, p: TerminalParams, o?: RequestOptions) =>
   c.request<{ terminated?: boolean }>(THREAD_TERMINALS_TERMINATE, p, o);
 
+export const threadLoadedList = (c: Requester, o?: RequestOptions) => c.request<{ data?: string[] }>(THREAD_LOADED_LIST, {}, o);
+
 export const THREAD_SURFACE: SurfaceEntry[] = [
+  { kind: "request", method: THREAD_LOADED_LIST, sends: [], reads: [] },
   {
     kind: "request",
     method: THREAD_START,
