@@ -150,8 +150,9 @@ export async function waitForTasks(sup: Supervisor, guard: WaitGuard, input: Wai
     for (;;) {
       for (const w of watched) look(sup, w, mode, multi);
       if (watched.every((w) => w.done)) break;
-      // A condition of the whole bridge that began or ended (the disk filled, the app-server went silent) is news.
-      if (alertKey(sup.alerts()) !== alertsAtStart) break;
+      // A condition of the whole bridge (the disk full, the app-server silent) is news: holding the wait would only
+      // hide it, since no task moves until it is dealt with. So is its end.
+      if (alertsAtStart || alertKey(sup.alerts()) !== alertsAtStart) break;
       if (watched.some((w) => w.news)) {
         // Tasks that report at the same moment (a phase ending everywhere) are answered together, not one per call.
         if (!multi || lingered || watched.every((w) => w.news || w.done)) break;
