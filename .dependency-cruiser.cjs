@@ -1,4 +1,4 @@
-// The layering of codex-bridge as rules, checked by `npm test` (test/architecture.test.ts):
+// The layering of codex-bridge as rules, checked by `npm test` (test/architecture/layers.test.ts):
 // cli -> app/selftest -> mcp -> service -> views -> tasks -> runtime/policy -> codex/store/config/artifacts -> platform.
 // Nothing points back up, nothing is circular, and only platform/ touches a runtime or a SQLite driver.
 const SRC = "^src/";
@@ -34,6 +34,27 @@ module.exports = {
       from: { path: layer([from]) },
       to: { path: layer(to) },
     })),
+    {
+      name: "mcp-apps-stand-alone",
+      comment: "the MCP Apps pages (src/mcp/apps/) are page text: they import nothing outside their folder",
+      severity: "error",
+      from: { path: "^src/mcp/apps/" },
+      to: { path: "^(src|platform)/", pathNot: "^src/mcp/apps/" },
+    },
+    {
+      name: "mcp-transport-knows-no-tool",
+      comment: "the transports (src/mcp/transport/) carry messages; they know no tool and no page",
+      severity: "error",
+      from: { path: "^src/mcp/transport/" },
+      to: { path: "^src/mcp/(tools|apps)/" },
+    },
+    {
+      name: "mcp-tools-know-no-transport",
+      comment: "the tools (src/mcp/tools/) work the same on every transport",
+      severity: "error",
+      from: { path: "^src/mcp/tools/" },
+      to: { path: "^src/mcp/transport/" },
+    },
     {
       name: "no-circular",
       comment: "modules must not import each other in a circle",

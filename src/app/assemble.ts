@@ -9,11 +9,11 @@ import { Repo } from "../store/repo.ts";
 import { redactor } from "../policy/redact.ts";
 import { collectHealth, type HealthReport } from "../runtime/health.ts";
 import { CodexRuntime } from "../runtime/app-server.ts";
-import { RuntimePool } from "../runtime/runtime-pool.ts";
-import { supervisorSettings } from "../config/settings.ts";
-import { Supervisor } from "../tasks/supervisor.ts";
+import { RuntimePool } from "../runtime/pool.ts";
+import { taskSettings } from "../config/settings.ts";
+import { TaskDomain } from "../tasks/domain.ts";
 import { storageProblem } from "../tasks/alerts.ts";
-import { BridgeService } from "../service/bridge-service.ts";
+import { BridgeService } from "../service/bridge.ts";
 import { createMcpServer, type WaitHold } from "../mcp/server.ts";
 import type { EventLog, Logger } from "../log.ts";
 import { describeStartupError, openBridgeState, type OpenedState } from "./open-state.ts";
@@ -24,7 +24,7 @@ export interface Bridge {
   platform: Platform;
   config: LoadedConfig;
   store: OpenedStore;
-  sup: Supervisor;
+  domain: TaskDomain;
   service: BridgeService;
   codexBin: string | null;
   codexError?: string;
@@ -50,14 +50,14 @@ export function resolveCodex(platform: Platform, env: Record<string, string | un
   return "error" in r ? { bin: null, error: r.error } : { bin: r.path };
 }
 
-/** Builds the whole bridge from the environment (or from config and state opened already): Codex runtime, supervisor. */
+/** Builds the whole bridge from the environment (or from config and state opened already): Codex runtime, task domain. */
 export async function assembleBridge(platform: Platform, opts: AssembleOptions, opened?: OpenedState): Promise<Bridge> {
   const dirs = platform.dirs();
   const { config, store } = opened ?? (await openBridgeState(platform, opts));
   const codex = resolveCodex(platform, opts.env, config.config.codex.bin);
   const repo = new Repo(store.db, redactor, store.condition);
-  let sup: Supervisor;
-  const settings = supervisorSettings(config.config, opts.env);
+  let domain: TaskDomain;
+  const settings = taskSettings(config.config, opts.env);
   const runtimes = new RuntimePool({
     profiles: settings.profiles,
     env: opts.env,
@@ -66,16 +66,16 @@ export async function assembleBridge(platform: Platform, opts: AssembleOptions, 
       new CodexRuntime(
         { platform, codexBin: codex.bin, env, version: BUILD_INFO.version, verifiedVersions: opts.verifiedCodex, log: opts.log, liveness: livenessOf(config.config.codex) },
         {
-          notification: (c, n) => sup.onNotification(c, n),
-          request: (c, r) => sup.onServerRequest(c, r),
-          exit: (c) => sup.onExit(c),
-          late: (c, r) => sup.onLateResponse(c, r),
-          silence: () => sup.wakeAll(),
+          notification: (c, n) => domain.onNotification(c, n),
+          request: (c, r) => domain.onServerRequest(c, r),
+          exit: (c) => domain.onExit(c),
+          late: (c, r) => domain.onLateResponse(c, r),
+          silence: () => domain.wakeAll(),
         },
       ),
   });
-  sup = new Supervisor(repo, runtimes, settings, opts.log);
-  const recovered = sup.recoverAfterRestart();
+  domain = new TaskDomain(repo, runtimes, settings, opts.log);
+  const recovered = domain.recoverAfterRestart();
   if (recovered.lost || recovered.stale || recovered.uncertain) {
     opts.log("warn", "recovered_after_restart", { lost: recovered.lost, stale: recovered.stale, uncertain: recovered.uncertain });
   }
@@ -93,14 +93,14 @@ export async function assembleBridge(platform: Platform, opts: AssembleOptions, 
           issues: config.projectIssues,
           profiles: Object.keys(config.config.profiles),
         },
-        store: { path: store.path, condition: () => storageProblem(repo, sup.writes) },
+        store: { path: store.path, condition: () => storageProblem(repo, domain.writes) },
         codexBin: codex.bin,
         codexError: codex.error,
         env: opts.env,
         lastFailure: () => repo.lastFailure(),
       });
   const c = config.config;
-  const service = new BridgeService(sup, platform, health, {
+  const service = new BridgeService(domain, platform, health, {
     maxArtifactBytes: c.max_artifact_bytes,
     inlineArtifactBytes: c.inline_artifact_bytes,
     sensitivePaths: c.sensitive_paths,
@@ -109,13 +109,13 @@ export async function assembleBridge(platform: Platform, opts: AssembleOptions, 
     platform,
     config,
     store,
-    sup,
+    domain,
     service,
     codexBin: codex.bin,
     codexError: codex.error,
     health,
     async close() {
-      sup.writes.stop();
+      domain.writes.stop();
       await runtimes.stop(300);
       store.close();
     },

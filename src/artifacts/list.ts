@@ -6,7 +6,7 @@ import picomatch from "picomatch";
 import { isInside } from "../containment.ts";
 import { ArtifactPathError, normalizeRelativePath, realRoot, relativeTo, resolveProjectDir } from "./resolve.ts";
 import { sensitiveMatcher } from "./sensitive.ts";
-import { LIST_DEFAULT_LIMIT, LIST_MAX_LIMIT } from "./surface.ts";
+import { LIST_DEFAULT_LIMIT, LIST_MAX_LIMIT } from "./limits.ts";
 
 export interface FileEntry {
   path: string;

@@ -6,7 +6,7 @@ import { fileTypeFromBuffer } from "file-type";
 import { leaseChunkBuffer } from "./chunk-buffer.ts";
 import { isoSeconds } from "./list.ts";
 import { openProjectFile, type OpenOptions } from "./resolve.ts";
-import { ArtifactRangeError, ArtifactTooLargeError } from "./surface.ts";
+import { ArtifactRangeError, ArtifactTooLargeError } from "./errors.ts";
 
 export interface ReadOptions extends OpenOptions {
   maxBytes: number;

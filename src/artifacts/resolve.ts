@@ -5,7 +5,7 @@ import { LONE_SURROGATE } from "../unicode.ts";
 import fs from "node:fs";
 import path from "node:path";
 import { sensitiveMatcher } from "./sensitive.ts";
-import { ArtifactPathError } from "./surface.ts";
+import { ArtifactPathError } from "./errors.ts";
 
 export { ArtifactPathError };
 

@@ -2,7 +2,7 @@
 // a damaged or unwritable state file) never ends the process: the bridge keeps answering and says the condition in
 // codex_health; anything else is a defect, logged by name before the process exits as it would have anyway.
 import type { Logger } from "../log.ts";
-import { storageCause, storeFailure, StoreError } from "../store/store-error.ts";
+import { storageCause, storeFailure, StoreError } from "../store/errors.ts";
 
 const SQLITE_CODE = /^SQLITE_/;
 

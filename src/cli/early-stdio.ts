@@ -3,7 +3,7 @@
 // byte read is handed on unchanged to the real transport once it exists.
 import { PassThrough, type Readable, type Writable } from "node:stream";
 import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
-import { initializeAnswer, type InitializeAnswer } from "../mcp/initialize-answer.ts";
+import { initializeAnswer, type InitializeAnswer } from "../mcp/transport/initialize-answer.ts";
 import type { EventLog } from "../log.ts";
 
 // A first line longer than this is no plain initialize; it goes the normal way.

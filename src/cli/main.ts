@@ -76,7 +76,7 @@ async function main(argv: string[]): Promise<number> {
       return runAccount(platform, cmd, rest);
     }
     case "service": {
-      const { runService } = await import("./service/command.ts");
+      const { runService } = await import("./autostart/command.ts");
       return runService(platform, rest);
     }
     case "demo": {

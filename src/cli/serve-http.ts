@@ -2,8 +2,8 @@
 // `tunnel-client --mcp.server-url` and local clients. One bridge (one database owner, one Codex app-server)
 // serves every session; each session gets its own McpServer so concurrent conversations are not serialized.
 import { connectMcp } from "../mcp/delivery.ts";
-import { DEFAULT_MAX_SESSIONS, DEFAULT_SESSION_IDLE_MS, SessionRegistry } from "../mcp/http-sessions.ts";
-import { checkInboundText, errorReply, type JsonRpcErrorReply } from "../mcp/jsonrpc-inbound.ts";
+import { DEFAULT_MAX_SESSIONS, DEFAULT_SESSION_IDLE_MS, SessionRegistry } from "../mcp/transport/http-sessions.ts";
+import { checkInboundText, errorReply, type JsonRpcErrorReply } from "../mcp/transport/jsonrpc-inbound.ts";
 import { randomUUID } from "node:crypto";
 import { isIP } from "node:net";
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";

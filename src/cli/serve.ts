@@ -1,6 +1,6 @@
 // `codex-bridge serve`: the MCP server over stdio for tunnel-client and local clients; exits promptly on EOF or SIGTERM.
 import { connectMcp } from "../mcp/delivery.ts";
-import { BoundedStdioServerTransport } from "../mcp/stdio-transport.ts";
+import { BoundedStdioServerTransport } from "../mcp/transport/stdio.ts";
 import type { Platform } from "../../platform/types.ts";
 import { BUILD_INFO } from "../build-info.ts";
 import { assembleForServe, mcpServerFor } from "../app/assemble.ts";
@@ -60,7 +60,7 @@ export async function runServe(platform: Platform, allArgs: string[], start?: Se
     if (stopping) return;
     stopping = true;
     log("info", "stopping", { reason: why });
-    const appServers = bridge.sup.runtimes.all().map((s) => s.runtime.current);
+    const appServers = bridge.domain.runtimes.all().map((s) => s.runtime.current);
     const finish = () => {
       // Anything an app-server left in its process group goes too (the group outlives its leader).
       for (const appServer of appServers) appServer?.kill("SIGKILL");

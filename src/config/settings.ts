@@ -33,7 +33,7 @@ export interface ProfileSpec {
   env_deny: string[];
 }
 
-export interface SupervisorSettings {
+export interface TaskSettings {
   projects: Record<string, ProjectSpec>;
   profiles: Record<string, ProfileSpec>;
   relay: { enabled: boolean; max_result_bytes: number };
@@ -57,8 +57,8 @@ export function resolveProject(projects: Record<string, ProjectSpec>, id: string
   return p;
 }
 
-export function supervisorSettings(config: LoadedConfig["config"], env: Record<string, string | undefined>): SupervisorSettings {
-  const projects: SupervisorSettings["projects"] = {};
+export function taskSettings(config: LoadedConfig["config"], env: Record<string, string | undefined>): TaskSettings {
+  const projects: TaskSettings["projects"] = {};
   for (const [id, p] of Object.entries(config.projects)) projects[id] = { id, cwd: p.real_cwd || p.cwd, aliases: p.aliases, allow_hard_links: p.allow_hard_links };
   const profiles: Record<string, ProfileSpec> = {};
   for (const [id, p] of Object.entries(config.profiles)) profiles[id] = { ...p, id };

@@ -1,5 +1,5 @@
 // What the MCP server says about itself in its initialize answer: name and instructions. Kept free of the SDK so the
-// start-up fast path (src/mcp/initialize-answer.ts) can answer initialize before the SDK is loaded.
+// start-up fast path (src/mcp/transport/initialize-answer.ts) can answer initialize before the SDK is loaded.
 export const SERVER_NAME = "codex-bridge";
 
 /** How long one codex_wait may hold on this transport: stdio's default is the profile's (25 s), HTTP's its maximum. */

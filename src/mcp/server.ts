@@ -1,11 +1,11 @@
 // The MCP server: the registration of every tool (its name and instructions live in server-identity.ts); no decision
 // is made here.
 import { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
-import type { BridgeService } from "../service/bridge-service.ts";
-import { registerAdminTools } from "./admin-tools.ts";
-import { registerArtifactTools } from "./artifact-tools.ts";
-import { registerCardTools } from "./card-tools.ts";
-import { registerTaskTools } from "./task-tools.ts";
+import type { BridgeService } from "../service/bridge.ts";
+import { registerAdminTools } from "./tools/admin.ts";
+import { registerArtifactTools } from "./tools/artifacts.ts";
+import { registerCardTools } from "./tools/card.ts";
+import { registerTaskTools } from "./tools/tasks.ts";
 import { lazyJsonSchemaValidator } from "./lazy-validator.ts";
 import { SERVER_NAME, serverInstructions, type WaitHold } from "./server-identity.ts";
 

@@ -6,7 +6,7 @@ import type { Failure } from "../store/rows.ts";
 import type { CodexRuntime } from "./app-server.ts";
 import { probeHome, profileHomes, type HomeProbe, type ProfileHome } from "./home-health.ts";
 import { protocolLine } from "./protocol-check.ts";
-import type { RuntimeSlot } from "./runtime-pool.ts";
+import type { RuntimeSlot } from "./pool.ts";
 
 export interface HealthCheck {
   name: string;

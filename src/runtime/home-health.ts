@@ -4,7 +4,7 @@ import type { AppServerClient } from "../codex/client.ts";
 import { accountRead } from "../codex/protocol/account.ts";
 import type { CodexRuntime } from "./app-server.ts";
 import { listAllModels } from "./model-catalog.ts";
-import type { RuntimeSlot } from "./runtime-pool.ts";
+import type { RuntimeSlot } from "./pool.ts";
 
 /** present: Codex holds a login; absent: none, and the provider needs one; not needed: the provider needs none. */
 export type LoginState = "present" | "absent" | "not needed" | "unknown";

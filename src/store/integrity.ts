@@ -2,7 +2,7 @@
 // file is checked (bounded at start-up, whole in doctor) so a damaged page is named, not met mid-answer.
 import { statSync } from "node:fs";
 import type { Database } from "../../platform/types.ts";
-import { StoreError, storeFailure, storageRemedy } from "./store-error.ts";
+import { StoreError, storeFailure, storageRemedy } from "./errors.ts";
 
 /** "quick": bounded for start-up; "full": every page (doctor). */
 export type IntegrityDepth = "quick" | "full";

@@ -6,7 +6,7 @@ import { chmodSync, closeSync, lstatSync, mkdirSync, openSync, readFileSync, rea
 import { hostname as osHostname, tmpdir, userInfo } from "node:os";
 import { dirname, join, resolve } from "node:path";
 import { z } from "zod";
-import { StoreError } from "./store-error.ts";
+import { StoreError } from "./errors.ts";
 
 const LockHolderSchema = z.object({
   pid: z.number().int().positive(),

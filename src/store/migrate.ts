@@ -1,6 +1,6 @@
 // Schema migrations: an ordered list applied one per transaction, recorded in schema_migrations.
 import type { Database } from "../../platform/types.ts";
-import { StoreError } from "./store-error.ts";
+import { StoreError } from "./errors.ts";
 
 export type Migration = { version: number; name: string; sql: string };
 

@@ -6,11 +6,11 @@ import type { Database, Platform } from "../../platform/types.ts";
 import { acquireHolderLock, type HolderLock } from "./lock.ts";
 import { MEMORY_PATH } from "./location.ts";
 import { migrate, type Migration } from "./migrate.ts";
-import { StoreError, storeFailure } from "./store-error.ts";
+import { StoreError, storeFailure } from "./errors.ts";
 import { guardDatabase, StorageCondition } from "./storage-condition.ts";
 import { checkIntegrity, refuseEmptyFile, type IntegrityDepth } from "./integrity.ts";
 
-export { StoreError } from "./store-error.ts";
+export { StoreError } from "./errors.ts";
 export { StoreLockedError } from "./lock.ts";
 
 export interface OpenStateOptions {

@@ -32,7 +32,7 @@ export interface Scrubber {
   redactValue(v: unknown): unknown;
 }
 
-/** All SQL the supervisor needs, in one place. Every write that matters happens before it is acknowledged. */
+/** All SQL the bridge needs, in one place. Every write that matters happens before it is acknowledged. */
 export class Repo {
   readonly cursors: CursorStore;
   private txDepth = 0;

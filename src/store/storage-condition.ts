@@ -2,7 +2,7 @@
 // file, the cause and the remedy, and one record of what is wrong right now (a full disk, damage) for the health
 // report, the task views and the intake that holds events it cannot store.
 import type { Database, RunResult, Row, SqlValue, Statement } from "../../platform/types.ts";
-import { storeFailure, type StorageCause, type StoreError } from "./store-error.ts";
+import { storeFailure, type StorageCause, type StoreError } from "./errors.ts";
 
 export interface StorageProblem {
   cause: StorageCause;

@@ -1,6 +1,6 @@
 // Conditions of the whole bridge that every task is subject to: the state database refusing writes (a full disk,
 // damage) and an app-server that has stopped answering. Health, waits and status say them, each with what to do.
-import type { RuntimePool } from "../runtime/runtime-pool.ts";
+import type { RuntimePool } from "../runtime/pool.ts";
 import type { Repo } from "../store/repo.ts";
 import type { HeldWrites } from "./held-writes.ts";
 

@@ -1,19 +1,19 @@
 // What the task domain's parts share: the store, the runtime, the settings, live event state and which thread
-// belongs to which task. One object so the supervisor, the intake and the ledger see the same state.
+// belongs to which task. One object so the task domain, the intake and the ledger see the same state.
 import { randomBytes } from "node:crypto";
-import type { RuntimePool } from "../runtime/runtime-pool.ts";
-import type { SupervisorSettings } from "../config/settings.ts";
+import type { RuntimePool } from "../runtime/pool.ts";
+import type { TaskSettings } from "../config/settings.ts";
 import type { EventLog } from "../log.ts";
 import type { Repo } from "../store/repo.ts";
 import { SETTLED_STATES, type TaskState } from "../store/rows.ts";
 import type { HeldWrites } from "./held-writes.ts";
-import type { TaskEvents } from "./task-events.ts";
+import type { TaskEvents } from "./events.ts";
 
 export interface TaskContext {
   readonly repo: Repo;
   /** The app-servers, one per Codex home; a task stays on the connection it started on. */
   readonly runtimes: RuntimePool;
-  readonly settings: SupervisorSettings;
+  readonly settings: TaskSettings;
   readonly events: TaskEvents;
   /** Writes held while the disk refuses them (the intake's go through it). */
   readonly writes: HeldWrites;

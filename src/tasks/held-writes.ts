@@ -2,7 +2,7 @@
 // (a full disk, an I/O error) the write is held, in order, with every one after it; reading from the app-server pauses
 // so no more arrives than memory already holds; and the writes are retried until the disk takes them again.
 import type { EventLog } from "../log.ts";
-import { StoreError } from "../store/store-error.ts";
+import { StoreError } from "../store/errors.ts";
 
 /** First retry after this long, then doubling up to the cap: a freed disk is noticed within the cap. */
 const FIRST_RETRY_MS = 250;

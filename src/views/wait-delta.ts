@@ -6,7 +6,7 @@ import { boundText } from "../tasks/bounded-output.ts";
 import type { EventRow, Failure, InteractionRow, TaskRow } from "../store/rows.ts";
 import { SETTLED_STATES } from "../store/rows.ts";
 import { personDecides } from "../policy/answerer.ts";
-import type { Supervisor } from "../tasks/supervisor.ts";
+import type { TaskDomain } from "../tasks/domain.ts";
 import { activity } from "./activity.ts";
 import { requestView, type RequestView } from "./request-view.ts";
 import { encodeCursor, REANCHOR, type Cursor } from "./wait-cursor.ts";
@@ -16,7 +16,7 @@ import { resolvedLine, unknownLine } from "./unknown-view.ts";
 export type WaitMode = "auto" | "supervision" | "raw";
 
 /** What a delta needs from the domain: the store and the project roots (paths are shown relative to them). */
-export type WaitView = Pick<Supervisor, "repo" | "settings" | "profile">;
+export type WaitView = Pick<TaskDomain, "repo" | "settings" | "profile">;
 
 // Output of a failing command shown inline (auto mode); routine output stays behind codex_inspect.
 const FAILED_OUTPUT_CHARS = 240;

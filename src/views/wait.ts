@@ -6,7 +6,7 @@ import type { EventRow } from "../store/rows.ts";
 import { SETTLED_STATES } from "../store/rows.ts";
 import { personDecides } from "../policy/answerer.ts";
 import type { BridgeAlert } from "../tasks/alerts.ts";
-import type { Supervisor } from "../tasks/supervisor.ts";
+import type { TaskDomain } from "../tasks/domain.ts";
 import { activity, activityLine } from "./activity.ts";
 import { buildDelta, isNews, isRoutine, MAX_EVENTS_PER_WAIT, ROUTINE_BATCH, type TaskDelta, type WaitMode } from "./wait-delta.ts";
 import { decodeCursors, type Cursor } from "./wait-cursor.ts";
@@ -59,46 +59,46 @@ interface Watched {
   eventNews: boolean;
 }
 
-function selectTasks(sup: Supervisor, input: WaitInput, connectionKey: string): string[] {
+function selectTasks(domain: TaskDomain, input: WaitInput, connectionKey: string): string[] {
   const named = [...new Set([...(input.task_id ? [input.task_id] : []), ...(input.task_ids ?? [])])];
   if (named.length > MAX_WAIT_TASKS) throw new BridgeError(`task_ids names ${named.length} tasks; at most ${MAX_WAIT_TASKS}`, "task_ids");
   if (named.length === 0 && input.task_ids !== undefined) throw new BridgeError("task_ids is empty; name at least one task, or omit it to wait on every active task of this connection", "task_ids");
-  for (const id of named) sup.task(id);
+  for (const id of named) domain.task(id);
   if (named.length) return named;
-  const followed = sup.repo.cursors.followed(connectionKey, [...SETTLED_STATES], MAX_WAIT_TASKS);
+  const followed = domain.repo.cursors.followed(connectionKey, [...SETTLED_STATES], MAX_WAIT_TASKS);
   if (!followed.length) throw new BridgeError("no active task on this connection; pass task_id or task_ids (codex_status lists recent tasks)", "task_ids");
   return followed;
 }
 
-function holdSeconds(sup: Supervisor, ids: string[], input: WaitInput, ctx: WaitContext): number {
-  const max = Math.min(ctx.hold?.maxSeconds ?? sup.settings.maxWaitSeconds, sup.settings.maxWaitSeconds);
-  const byProfile = Math.min(...ids.map((id) => sup.profile(sup.repo.task(id)!.profile_id).wait_timeout_seconds));
+function holdSeconds(domain: TaskDomain, ids: string[], input: WaitInput, ctx: WaitContext): number {
+  const max = Math.min(ctx.hold?.maxSeconds ?? domain.settings.maxWaitSeconds, domain.settings.maxWaitSeconds);
+  const byProfile = Math.min(...ids.map((id) => domain.profile(domain.repo.task(id)!.profile_id).wait_timeout_seconds));
   return Math.min(input.timeout_seconds ?? ctx.hold?.defaultSeconds ?? byProfile, max);
 }
 
 /** Where each task's reading starts; a cursor from before a managed app-server restart is lost and re-anchored. */
-function startingPoints(sup: Supervisor, ids: string[], input: WaitInput, connectionKey: string): Watched[] {
+function startingPoints(domain: TaskDomain, ids: string[], input: WaitInput, connectionKey: string): Watched[] {
   const explicit = decodeCursors(input.cursor, ids);
-  const generation = sup.repo.cursors.generation();
+  const generation = domain.repo.cursors.generation();
   return ids.map((id) => {
     const given = explicit.get(id);
-    const from = given ?? sup.repo.cursors.get(connectionKey, id) ?? { seq: 0, generation };
+    const from = given ?? domain.repo.cursors.get(connectionKey, id) ?? { seq: 0, generation };
     if (from.generation > generation) {
       throw new BridgeError(`cursor of ${id} is from app-server generation ${from.generation}, but this bridge is at generation ${generation}; omit it`, "cursor");
     }
     const lost = from.generation < generation;
-    const start = lost ? { seq: sup.repo.cursors.floor(id, generation), generation } : from;
+    const start = lost ? { seq: domain.repo.cursors.floor(id, generation), generation } : from;
     return { id, from: start, explicit: given !== undefined, lost, news: false, done: false, routine: 0, seen: start.seq, count: 0, eventNews: false };
   });
 }
 
 /** Looks at one task now: does it need the supervisor, and how much routine progress has gathered? */
-function look(sup: Supervisor, w: Watched, mode: WaitMode, multi: boolean): void {
-  sup.sync(w.id);
-  const t = sup.repo.task(w.id)!;
+function look(domain: TaskDomain, w: Watched, mode: WaitMode, multi: boolean): void {
+  domain.sync(w.id);
+  const t = domain.repo.task(w.id)!;
   // Events only append, and last_seq moves with them in one commit: an unchanged last_seq means nothing new to read.
   if (w.count < MAX_EVENTS_PER_WAIT && t.last_seq > w.seen) {
-    const fresh: EventRow[] = sup.repo.events(w.id, w.seen, MAX_EVENTS_PER_WAIT - w.count);
+    const fresh: EventRow[] = domain.repo.events(w.id, w.seen, MAX_EVENTS_PER_WAIT - w.count);
     if (fresh.length) {
       w.seen = fresh[fresh.length - 1]!.seq;
       w.count += fresh.length;
@@ -108,21 +108,21 @@ function look(sup: Supervisor, w: Watched, mode: WaitMode, multi: boolean): void
   }
   const settled = SETTLED_STATES.has(t.state);
   w.done = multi && settled && w.count === 0 && !w.lost;
-  w.news = w.lost || (settled && !w.done) || w.count >= MAX_EVENTS_PER_WAIT || w.eventNews || hasOpenRequest(sup, w.id, t.profile_id);
+  w.news = w.lost || (settled && !w.done) || w.count >= MAX_EVENTS_PER_WAIT || w.eventNews || hasOpenRequest(domain, w.id, t.profile_id);
 }
 
 /** A pending request the supervisor must answer; one left to the person was reported once and does not keep waits short. */
-function hasOpenRequest(sup: Supervisor, taskId: string, profileId: string): boolean {
-  const kinds = sup.repo.pendingKinds(taskId);
+function hasOpenRequest(domain: TaskDomain, taskId: string, profileId: string): boolean {
+  const kinds = domain.repo.pendingKinds(taskId);
   if (kinds.length === 0) return false;
-  const person = personDecides(sup.profile(profileId).approvals);
+  const person = personDecides(domain.profile(profileId).approvals);
   return kinds.some((k) => k === "tool" || !person);
 }
 
-export function progressLine(sup: Supervisor, ids: string[]): string {
+export function progressLine(domain: TaskDomain, ids: string[]): string {
   const lines = ids.map((id) => {
-    const t = sup.repo.task(id)!;
-    const line = activityLine(t.state, activity(sup.repo, t));
+    const t = domain.repo.task(id)!;
+    const line = activityLine(t.state, activity(domain.repo, t));
     return ids.length > 1 ? `${id} ${line}` : line;
   });
   return lines.join("; ");
@@ -132,12 +132,12 @@ export function progressLine(sup: Supervisor, ids: string[]): string {
  * Bounded long-poll over one or several tasks. Returns as soon as one of them has something the supervisor must
  * read (or at once when it already has), else after the timeout with what each is doing now.
  */
-export async function waitForTasks(sup: Supervisor, guard: WaitGuard, input: WaitInput, ctx: WaitContext): Promise<WaitAnswer> {
+export async function waitForTasks(domain: TaskDomain, guard: WaitGuard, input: WaitInput, ctx: WaitContext): Promise<WaitAnswer> {
   const mode = input.mode ?? "auto";
   const multi = input.task_id === undefined;
-  const ids = selectTasks(sup, input, ctx.connectionKey);
-  const timeoutS = holdSeconds(sup, ids, input, ctx);
-  const watched = startingPoints(sup, ids, input, ctx.connectionKey);
+  const ids = selectTasks(domain, input, ctx.connectionKey);
+  const timeoutS = holdSeconds(domain, ids, input, ctx);
+  const watched = startingPoints(domain, ids, input, ctx.connectionKey);
   const release = guard.claim(ctx.connectionKey, watched.filter((w) => !w.explicit).map((w) => w.id));
   try {
     const started = Date.now();
@@ -146,13 +146,13 @@ export async function waitForTasks(sup: Supervisor, guard: WaitGuard, input: Wai
     let lingered = false;
     let lastLine = "";
     let lastProgress = 0;
-    const alertsAtStart = alertKey(sup.alerts());
+    const alertsAtStart = alertKey(domain.alerts());
     for (;;) {
-      for (const w of watched) look(sup, w, mode, multi);
+      for (const w of watched) look(domain, w, mode, multi);
       if (watched.every((w) => w.done)) break;
       // A condition of the whole bridge (the disk full, the app-server silent) is news: holding the wait would only
       // hide it, since no task moves until it is dealt with. So is its end.
-      if (alertsAtStart || alertKey(sup.alerts()) !== alertsAtStart) break;
+      if (alertsAtStart || alertKey(domain.alerts()) !== alertsAtStart) break;
       if (watched.some((w) => w.news)) {
         // Tasks that report at the same moment (a phase ending everywhere) are answered together, not one per call.
         if (!multi || lingered || watched.every((w) => w.news || w.done)) break;
@@ -167,7 +167,7 @@ export async function waitForTasks(sup: Supervisor, guard: WaitGuard, input: Wai
       }
       await new Promise<void>((resolve) => {
         const timer = setTimeout(done, Math.min(left, STEP_MS));
-        const offs = ids.map((id) => sup.addWaiter(id, done));
+        const offs = ids.map((id) => domain.addWaiter(id, done));
         const onAbort = () => done();
         ctx.signal?.addEventListener("abort", onAbort);
         function done() {
@@ -179,7 +179,7 @@ export async function waitForTasks(sup: Supervisor, guard: WaitGuard, input: Wai
       });
       if (ctx.onProgress) {
         // A busy task wakes the loop for every stored event: say something when it changed, or every few seconds.
-        const line = progressLine(sup, ids);
+        const line = progressLine(domain, ids);
         if (line !== lastLine || Date.now() - lastProgress >= STEP_MS) {
           ctx.onProgress(Date.now() - started, timeoutS * 1000, line);
           lastLine = line;
@@ -187,37 +187,37 @@ export async function waitForTasks(sup: Supervisor, guard: WaitGuard, input: Wai
         }
       }
     }
-    return answer(sup, watched, { mode, multi, timedOut, connectionKey: ctx.connectionKey, commitWhenDelivered: ctx.commitWhenDelivered });
+    return answer(domain, watched, { mode, multi, timedOut, connectionKey: ctx.connectionKey, commitWhenDelivered: ctx.commitWhenDelivered });
   } finally {
     release();
   }
 }
 
 function answer(
-  sup: Supervisor,
+  domain: TaskDomain,
   watched: Watched[],
   o: { mode: WaitMode; multi: boolean; timedOut: boolean; connectionKey: string; commitWhenDelivered?: (commit: () => void) => void },
 ): WaitAnswer {
-  const generation = sup.repo.cursors.generation();
+  const generation = domain.repo.cursors.generation();
   const anyNews = watched.some((w) => w.news);
   const allDone = watched.every((w) => w.done);
   const commits: (() => void)[] = [];
   const tasks: TaskDelta[] = [];
   for (const w of watched) {
-    sup.sync(w.id);
+    domain.sync(w.id);
     const deliver = w.news || w.routine >= ROUTINE_BATCH || allDone;
     // In an answer with news, a task with nothing to deliver has nothing to say either.
     if (o.multi && !deliver && anyNews) continue;
-    const { delta, to } = buildDelta(sup, w.id, { mode: o.mode, from: w.from.seq, generation, deliver, timedOut: o.timedOut && !w.news, explicit: w.explicit, lost: w.lost });
+    const { delta, to } = buildDelta(domain, w.id, { mode: o.mode, from: w.from.seq, generation, deliver, timedOut: o.timedOut && !w.news, explicit: w.explicit, lost: w.lost });
     tasks.push(delta);
-    if (!w.explicit && (to.seq !== w.from.seq || w.lost)) commits.push(() => sup.repo.cursors.set(o.connectionKey, w.id, to));
+    if (!w.explicit && (to.seq !== w.from.seq || w.lost)) commits.push(() => domain.repo.cursors.set(o.connectionKey, w.id, to));
   }
   if (commits.length) {
-    const commit = () => sup.repo.tx(() => commits.forEach((c) => c()));
+    const commit = () => domain.repo.tx(() => commits.forEach((c) => c()));
     if (o.commitWhenDelivered) o.commitWhenDelivered(commit);
     else commit();
   }
-  const alerts = sup.alerts();
+  const alerts = domain.alerts();
   return { multi: o.multi, tasks, ...(alerts.length ? { alerts } : {}) };
 }
 

@@ -38,10 +38,10 @@ describe("architecture", () => {
   it("fails on a deliberately added upward import (store -> tasks) and on a cycle", () => {
     const dir = copyTree();
     const repo = join(dir, "src", "store", "repo.ts");
-    writeFileSync(repo, `import { PROMPT_MAX_CHARS } from "../tasks/supervisor.ts";\nvoid PROMPT_MAX_CHARS;\n${readFileSync(repo, "utf8")}`);
+    writeFileSync(repo, `import { PROMPT_MAX_CHARS } from "../tasks/domain.ts";\nvoid PROMPT_MAX_CHARS;\n${readFileSync(repo, "utf8")}`);
     const r = depcruise(dir);
     expect(r.status).not.toBe(0);
-    expect(r.out).toMatch(/layer-store: src\/store\/repo\.ts → src\/tasks\/supervisor\.ts/);
+    expect(r.out).toMatch(/layer-store: src\/store\/repo\.ts → src\/tasks\/domain\.ts/);
     expect(r.out).toMatch(/no-circular/);
   });
 
@@ -98,5 +98,17 @@ describe("the README's Architecture section", () => {
       .map((f) => (f.startsWith("src/") ? f.split("/").slice(0, 2).join("/") : f.split("/")[0]));
     expect([...new Set(listed)].sort()).toEqual([...new Set(actual)].sort());
     expect(listed.length).toBe(new Set(listed).size);
+  });
+
+  it("names every subfolder of src/ in its folder's row", () => {
+    const readme = readFileSync(join(ROOT, "README.md"), "utf8");
+    const section = readme.split("## Architecture")[1]?.split("\n## ")[0] ?? "";
+    const rowOf = (folder: string) => section.split("\n").find((l) => l.startsWith(`| \`src/${folder}/\` |`)) ?? "";
+    const nested = execFileSync("git", ["ls-files", "src"], { cwd: ROOT, encoding: "utf8" })
+      .split("\n")
+      .filter((f) => f.split("/").length > 3)
+      .map((f) => f.split("/").slice(1, 3));
+    const missing = [...new Set(nested.map(([top, sub]) => `${top}/${sub}`))].filter((p) => !rowOf(p.split("/")[0]!).includes(`\`${p.split("/")[1]}/\``));
+    expect(missing).toEqual([]);
   });
 });

@@ -5,9 +5,9 @@ import zlib from "node:zlib";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { InMemoryTransport } from "@modelcontextprotocol/sdk/inMemory.js";
 import { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
-import { registerArtifactTools } from "../../src/mcp/artifact-tools.ts";
+import { registerArtifactTools } from "../../src/mcp/tools/artifacts.ts";
 import { resolveProject, type ProjectSpec } from "../../src/config/settings.ts";
-import type { ArtifactSettings } from "../../src/service/bridge-service.ts";
+import type { ArtifactSettings } from "../../src/service/bridge.ts";
 import { DEFAULT_SENSITIVE_PATHS } from "../../src/artifacts/sensitive.ts";
 
 export function sha256(b: Uint8Array): string {

@@ -3,7 +3,7 @@
 import fs from "node:fs";
 import path from "node:path";
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
-import { ARTIFACT_VIEWER_URI } from "../../src/artifacts/surface.ts";
+import { ARTIFACT_VIEWER_URI } from "../../src/mcp/apps/uris.ts";
 import { afterAll, beforeAll } from "vitest";
 import { tempDir } from "../support/temp-dir.ts";
 import { connect, makePng, type Harness } from "./fixtures.ts";

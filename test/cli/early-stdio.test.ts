@@ -5,10 +5,10 @@
 import { PassThrough } from "node:stream";
 import { describe, expect, it } from "vitest";
 import { startEarlyStdio } from "../../src/cli/early-stdio.ts";
-import { initializeAnswer } from "../../src/mcp/initialize-answer.ts";
+import { initializeAnswer } from "../../src/mcp/transport/initialize-answer.ts";
 import { createMcpServer } from "../../src/mcp/server.ts";
-import { BoundedStdioServerTransport } from "../../src/mcp/stdio-transport.ts";
-import type { BridgeService } from "../../src/service/bridge-service.ts";
+import { BoundedStdioServerTransport } from "../../src/mcp/transport/stdio.ts";
+import type { BridgeService } from "../../src/service/bridge.ts";
 import { poll } from "../support/poll.ts";
 
 const VERSION = "1.0.0-test";

@@ -4,7 +4,7 @@ import { mkdirSync, readFileSync, symlinkSync, writeFileSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { beforeEach, describe, expect, it } from "vitest";
 import { ConfigError, loadConfig, parseConfigText } from "../../src/config/load.ts";
-import { resolveProject, supervisorSettings } from "../../src/config/settings.ts";
+import { resolveProject, taskSettings } from "../../src/config/settings.ts";
 import { DEFAULT_SENSITIVE_PATHS } from "../../src/config/schema.ts";
 import { starterConfig } from "../../src/config/starter.ts";
 import { tempDir } from "../support/temp-dir.ts";
@@ -209,7 +209,7 @@ describe("projects", () => {
     symlinkSync(projA, link);
     const { config } = parse(`[projects.a]\ncwd = ${JSON.stringify(link)}\naliases = ["alpha"]\ndescription = "A"`);
     expect(config.projects.a).toEqual({ id: "a", cwd: link, real_cwd: projA, aliases: ["alpha"], description: "A", allow_hard_links: false });
-    const projects = supervisorSettings(config, {}).projects;
+    const projects = taskSettings(config, {}).projects;
     expect(resolveProject(projects, "alpha").id).toBe("a");
     expect(resolveProject(projects, "a").id).toBe("a");
     expect(() => resolveProject(projects, "nope")).toThrow(/project_id "nope" is not configured; use one of: a/);

@@ -11,7 +11,7 @@ import { getPlatform } from "../../platform/index.ts";
 import { assembleBridge, type Bridge } from "../../src/app/assemble.ts";
 import { parseHttpArgs } from "../../src/cli/http-options.ts";
 import { startHttpServer, type HttpBridgeServer } from "../../src/cli/serve-http.ts";
-import { DEFAULT_MAX_SESSIONS, DEFAULT_SESSION_IDLE_MS, SessionRegistry } from "../../src/mcp/http-sessions.ts";
+import { DEFAULT_MAX_SESSIONS, DEFAULT_SESSION_IDLE_MS, SessionRegistry } from "../../src/mcp/transport/http-sessions.ts";
 import { connectHttpClient, INIT_REQUEST, rawPost } from "../support/http-bridge.ts";
 
 let bridge: Bridge | null = null;

@@ -92,7 +92,7 @@ describe("task lifecycle on the real Codex", () => {
     h.provider!.enqueue({ kind: "hang" });
     const start = sc(await h.call("codex_start", { project_id: "demo", prompt: "first" }));
     await h.provider!.waitForRequests(1, 20_000);
-    h.bridge.sup.runtime.current!.kill("SIGKILL");
+    h.bridge.domain.runtime.current!.kill("SIGKILL");
     const lost = await settled(h, start.task_id);
     expect(lost.at(-1)!.state).toBe("connection_lost");
     h.provider!.enqueue({ kind: "output", items: [{ type: "message", text: "recovered" }] });
@@ -109,14 +109,14 @@ describe("task lifecycle on the real Codex", () => {
     h.provider!.enqueue({ kind: "output", items: [{ type: "message", text: "persisted answer" }] });
     const id = sc(await h.call("codex_start", { project_id: "demo", prompt: "persist me" })).task_id;
     await settled(h, id);
-    const before = h.bridge.sup.repo.events(id, 0, 1000).length;
+    const before = h.bridge.domain.repo.events(id, 0, 1000).length;
     await h.bridge.close();
     const again = await assembleBridge(await getPlatform(), { env: h.env, cwd: h.root, log: () => {} });
     try {
-      const t = again.sup.repo.task(id)!;
+      const t = again.domain.repo.task(id)!;
       expect(t.state).toBe("completed");
       expect(t.final_message).toBe("persisted answer");
-      expect(again.sup.repo.events(id, 0, 1000).length).toBe(before);
+      expect(again.domain.repo.events(id, 0, 1000).length).toBe(before);
     } finally {
       await again.close();
     }
@@ -136,12 +136,12 @@ describe("task lifecycle on the real Codex", () => {
       log: () => {},
     });
     try {
-      const t = await b.sup.start({ project_id: "demo", prompt: "never acked" });
+      const t = await b.domain.start({ project_id: "demo", prompt: "never acked" });
       expect(t.state).toBe("unknown");
       expect(t.unknown?.method).toBe("turn/start");
       const answer = await b.service.wait({ task_id: t.id, timeout_seconds: 1 }, { connectionKey: "test" });
       expect(answer.tasks[0]!.delta_summary?.unresolved?.join(" ")).toMatch(/turn\/start outcome UNKNOWN/);
-      await expect(b.sup.send({ task_id: t.id, message: "again" })).rejects.toThrow(/UNKNOWN/);
+      await expect(b.domain.send({ task_id: t.id, message: "again" })).rejects.toThrow(/UNKNOWN/);
       await new Promise((r) => setTimeout(r, 300));
       const sentTurns = readFileSync(log, "utf8").split("\n").filter((l) => l.includes('"turn/start"'));
       expect(sentTurns).toHaveLength(1);
@@ -170,7 +170,7 @@ describe("task lifecycle on the real Codex", () => {
 describe("threads stay loaded and restarts settle what was in flight", () => {
   it("continuing a task on the same app-server never resumes the thread again", async () => {
     h = await startHarness(await getPlatform(), { mockProvider: true, approvalPolicy: "never" });
-    const client = h.bridge.sup.runtime;
+    const client = h.bridge.domain.runtime;
     const methods: string[] = [];
     const c = await client.ensure();
     const request = c.request.bind(c);
@@ -203,16 +203,16 @@ describe("threads stay loaded and restarts settle what was in flight", () => {
       what: "the command approval request",
     });
     // A second interaction, recorded as written but never confirmed, stands for an answer cut off by the crash.
-    const repo = h.bridge.sup.repo;
+    const repo = h.bridge.domain.repo;
     const pending = repo.interaction(requestId)!;
     repo.insertInteraction({ ...pending, id: "r_00000000ff", rpc_id: 99, state: "submitted" });
     await h.bridge.close();
     const again = await assembleBridge(await getPlatform(), { env: h.env, cwd: h.root, log: () => {} });
     try {
-      expect(again.sup.repo.task(id)!.state).toBe("connection_lost");
-      expect(again.sup.repo.interaction(requestId)!.state).toBe("stale");
-      expect(again.sup.repo.interaction("r_00000000ff")!.state).toBe("uncertain");
-      await expect(again.sup.respond({ task_id: id, request_id: requestId, action: "accept" })).rejects.toThrow(/stale/);
+      expect(again.domain.repo.task(id)!.state).toBe("connection_lost");
+      expect(again.domain.repo.interaction(requestId)!.state).toBe("stale");
+      expect(again.domain.repo.interaction("r_00000000ff")!.state).toBe("uncertain");
+      await expect(again.domain.respond({ task_id: id, request_id: requestId, action: "accept" })).rejects.toThrow(/stale/);
     } finally {
       await again.close();
     }

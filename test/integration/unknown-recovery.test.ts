@@ -21,7 +21,7 @@ describe("UNKNOWN on the real Codex", () => {
     await h.bridge.close();
     h.bridge.close = async () => {};
     b = await assembleBridge(await getPlatform(), { env: { ...h.env, CODEX_BRIDGE_ACK_TIMEOUT_MS: "1" }, cwd: h.root, log: () => {} });
-    const c = await b.sup.runtime.ensure();
+    const c = await b.domain.runtime.ensure();
     const methods: string[] = [];
     const request = c.request.bind(c);
     c.request = ((method: string, params?: unknown, opts?: { timeoutMs?: number }) => {
@@ -30,11 +30,11 @@ describe("UNKNOWN on the real Codex", () => {
     }) as typeof c.request;
     h.provider!.enqueue({ kind: "output", items: [{ type: "message", text: "done despite the lost ack" }] });
 
-    const t = await b.sup.start({ project_id: "demo", prompt: "answer late" });
+    const t = await b.domain.start({ project_id: "demo", prompt: "answer late" });
     expect(t.state).toBe("unknown");
     expect(t.unknown).toMatchObject({ method: "turn/start", thread_id: t.thread_id });
 
-    const repo = b.sup.repo;
+    const repo = b.domain.repo;
     await poll(() => repo.task(t.id)!.state === "completed", { timeoutMs: 20_000, what: () => `task ${t.id} to complete (now ${repo.task(t.id)!.state})` });
     const done = repo.task(t.id)!;
     expect(done.unknown).toBeNull();
@@ -44,6 +44,6 @@ describe("UNKNOWN on the real Codex", () => {
     expect(settled[0]!.data).toMatchObject({ method: "turn/start", by: "Codex's late answer", outcome: "accepted", turn_id: done.turn_id });
     expect(methods.filter((m) => m === "turn/start")).toHaveLength(1);
     expect(h.provider!.requests).toHaveLength(1);
-    expect(b.sup.activeCounts().unknown).toBe(0);
+    expect(b.domain.activeCounts().unknown).toBe(0);
   });
 });

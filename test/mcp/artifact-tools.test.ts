@@ -5,7 +5,7 @@ import fs from "node:fs";
 import path from "node:path";
 import type { CallToolResult, ReadResourceResult } from "@modelcontextprotocol/sdk/types.js";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
-import { ARTIFACT_VIEWER_URI } from "../../src/artifacts/surface.ts";
+import { ARTIFACT_VIEWER_URI } from "../../src/mcp/apps/uris.ts";
 import { connect, makePdf, makePng, makeWav, sha256, type Harness } from "../artifacts/fixtures.ts";
 import { removeTempDir, tempDir } from "../support/temp-dir.ts";
 

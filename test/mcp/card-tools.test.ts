@@ -12,12 +12,12 @@ import type { AppServerClient } from "../../src/codex/client.ts";
 import { builtinProfile } from "../../src/config/schema.ts";
 import { createMcpServer } from "../../src/mcp/server.ts";
 import type { CodexRuntime } from "../../src/runtime/app-server.ts";
-import { RuntimePool } from "../../src/runtime/runtime-pool.ts";
-import { BridgeService, type HealthReport } from "../../src/service/bridge-service.ts";
+import { RuntimePool } from "../../src/runtime/pool.ts";
+import { BridgeService, type HealthReport } from "../../src/service/bridge.ts";
 import { MIGRATIONS } from "../../src/store/migrations.ts";
 import { openStateDatabase, type OpenedStore } from "../../src/store/open.ts";
 import { Repo } from "../../src/store/repo.ts";
-import { Supervisor } from "../../src/tasks/supervisor.ts";
+import { TaskDomain } from "../../src/tasks/domain.ts";
 import { fakeClient, type FakeClient } from "../support/fake-codex-client.ts";
 
 const TASK = "t_00000000ca";
@@ -31,7 +31,7 @@ interface Setup {
   repo: Repo;
   codex: FakeClient;
   client: Client;
-  sup: Supervisor;
+  domain: TaskDomain;
   call(name: string, args: Record<string, unknown>): Promise<CallToolResult>;
   /** Codex asks to run a command; returns the request id the bridge gave it. */
   ask(rpcId: number): string;
@@ -51,7 +51,7 @@ async function setup(approvals: Approvals): Promise<Setup> {
   const codex = fakeClient("conn-card");
   const runtime = { current: codex, loadedThreads: new Set<string>() };
   const runtimes = new RuntimePool({ profiles: {}, env: {}, userHome: "/home/nobody", make: () => runtime as unknown as CodexRuntime });
-  const sup = new Supervisor(repo, runtimes, {
+  const domain = new TaskDomain(repo, runtimes, {
     projects: { demo: { id: "demo", cwd: ROOT } },
     profiles: { default: { ...builtinProfile("default"), approvals } },
     relay: { enabled: true, max_result_bytes: 4096 },
@@ -60,9 +60,9 @@ async function setup(approvals: Approvals): Promise<Setup> {
   });
   repo.insertTask({ id: TASK, project_id: "demo", profile_id: "default", prompt: "build it", relay: true, model: null, effort: null, state: "completed" });
   repo.updateTask(TASK, { thread_id: THREAD });
-  sup.recoverAfterRestart();
+  domain.recoverAfterRestart();
   repo.updateTask(TASK, { state: "running", turn_id: "turn-1", connection_id: codex.connectionId });
-  const service = new BridgeService(sup, platform, async () => ({}) as HealthReport, { maxArtifactBytes: 1024, inlineArtifactBytes: 1024, sensitivePaths: [] });
+  const service = new BridgeService(domain, platform, async () => ({}) as HealthReport, { maxArtifactBytes: 1024, inlineArtifactBytes: 1024, sensitivePaths: [] });
   const server = createMcpServer({ service, version: "test" });
   const [a, b] = InMemoryTransport.createLinkedPair();
   await server.connect(b);
@@ -73,10 +73,10 @@ async function setup(approvals: Approvals): Promise<Setup> {
     repo,
     codex,
     client,
-    sup,
+    domain,
     call: async (name, args) => (await client.callTool({ name, arguments: args })) as CallToolResult,
     ask(rpcId) {
-      sup.onServerRequest(codex as unknown as AppServerClient, {
+      domain.onServerRequest(codex as unknown as AppServerClient, {
         id: rpcId,
         method: "item/commandExecution/requestApproval",
         params: { threadId: THREAD, turnId: "turn-1", itemId: `call_${rpcId}`, command: "npm test", cwd: `${ROOT}/pkg`, reason: "run the tests", availableDecisions: ["accept", "decline", "cancel"] },

@@ -3,9 +3,9 @@
 import { InMemoryTransport } from "@modelcontextprotocol/sdk/inMemory.js";
 import { LATEST_PROTOCOL_VERSION, SUPPORTED_PROTOCOL_VERSIONS, type JSONRPCMessage } from "@modelcontextprotocol/sdk/types.js";
 import { describe, expect, it } from "vitest";
-import { initializeAnswer, PROTOCOL_VERSIONS } from "../../src/mcp/initialize-answer.ts";
+import { initializeAnswer, PROTOCOL_VERSIONS } from "../../src/mcp/transport/initialize-answer.ts";
 import { createMcpServer } from "../../src/mcp/server.ts";
-import type { BridgeService } from "../../src/service/bridge-service.ts";
+import type { BridgeService } from "../../src/service/bridge.ts";
 
 const VERSION = "9.8.7";
 

@@ -3,9 +3,9 @@
 import { PassThrough } from "node:stream";
 import { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
 import { afterEach, describe, expect, it } from "vitest";
-import { TopLevelIdScanner } from "../../src/mcp/json-id-scanner.ts";
-import { checkInbound, checkInboundText } from "../../src/mcp/jsonrpc-inbound.ts";
-import { BoundedStdioServerTransport, MAX_STDIN_LINE_BYTES } from "../../src/mcp/stdio-transport.ts";
+import { TopLevelIdScanner } from "../../src/mcp/transport/json-id-scanner.ts";
+import { checkInbound, checkInboundText } from "../../src/mcp/transport/jsonrpc-inbound.ts";
+import { BoundedStdioServerTransport, MAX_STDIN_LINE_BYTES } from "../../src/mcp/transport/stdio.ts";
 import { formatEvent } from "../../src/log.ts";
 
 type Reply = { jsonrpc: string; id: string | number | null; result?: unknown; error?: { code: number; message: string } };

@@ -62,6 +62,26 @@ async function waitUntil(call: Call, taskId: string, until: (s: Record<string, a
   return last;
 }
 
+async function until(done: () => boolean, maxMs: number): Promise<void> {
+  const end = Date.now() + maxMs;
+  while (!done() && Date.now() < end) await new Promise((res) => setTimeout(res, 50));
+}
+
+/**
+ * The pid of the app-server the task runs on, waiting (bounded) while one starts; none once the task has ended, as it
+ * does when it was started on an app-server that was dying from the previous kill (nothing then starts another).
+ */
+async function livePids(call: Call, taskId: string): Promise<number[]> {
+  let last: Record<string, any> = {};
+  for (let i = 0; i < 200; i++) {
+    last = (await call("codex_runtime", { action: "status" })).structured;
+    if (last.state === "ready" && typeof last.pid === "number") return [last.pid];
+    if (SETTLED_STATES.has((await call("codex_status", { task_id: taskId })).structured.state)) return [];
+    await new Promise((res) => setTimeout(res, 50));
+  }
+  throw new Error(`no app-server came up for a running task: ${JSON.stringify(last)}`);
+}
+
 describe("reliability: app-server killed", () => {
   it(`${FAULTS} kills of the app-server at random points: every task ends honestly, the bridge keeps serving`, async () => {
     const r = seeded("app-server-kills");
@@ -88,7 +108,6 @@ describe("reliability: app-server killed", () => {
       } else {
         taskId = (await call("codex_start", { project_id: "demo", prompt: promptFor(KIND_OF[point], n++) })).structured.task_id;
       }
-      const pid = (await call("codex_runtime", { action: "status" })).structured.pid as number;
       let pending: string | null = null;
       let inFlight: Promise<unknown> | null = null;
       switch (point) {
@@ -121,8 +140,14 @@ describe("reliability: app-server killed", () => {
       }
       await new Promise((res) => setTimeout(res, r.int(0, 250)));
       const before = (await call("codex_status", { task_id: taskId })).structured.state as string;
-      const victims = point === "runtime restart" ? childrenOf(t.pid) : [pid];
+      // Read only now, from a running app-server: right after a kill, status still names the dead one until the next
+      // start, and killing that pid would hit nothing (a busy machine made this race show).
+      const victims = point === "runtime restart" ? childrenOf(t.pid) : await livePids(call, taskId);
       for (const v of victims) killQuietly(v);
+      // The bridge can only see a death the kernel has finished: on a loaded machine a killed app-server was seen to
+      // spend over 30 s in its exit (closing its inotify descriptors), its stdout still open. The bridge's promise is
+      // counted from the moment the process is gone.
+      await until(() => victims.every(processGone), 180_000);
       stats.faults++;
       await inFlight?.catch(() => {});
       if (!(await live.ping(t))) problems.push("ping slower than a second after the kill");

@@ -35,12 +35,12 @@ describe("no secret stored or returned", () => {
         return { isError: r.isError === true, structured: (r.structuredContent ?? {}) as Record<string, any>, raw: JSON.stringify(r) };
       },
       injectRequests(taskId) {
-        const sup = harness.bridge.sup;
-        const task = sup.repo.task(taskId)!;
-        const client = sup.runtime.current!;
+        const domain = harness.bridge.domain;
+        const task = domain.repo.task(taskId)!;
+        const client = domain.runtime.current!;
         const base = { threadId: task.thread_id, turnId: task.turn_id };
-        sup.onServerRequest(client, { id: 900_001, method: "item/tool/requestUserInput", params: { ...base, itemId: "call_q", isBlocking: true, autoResolutionMs: null, questions: [{ id: "q1", header: "Notes", question: "What should the notes say?", isOther: true, options: null }] } });
-        sup.onServerRequest(client, { id: 900_002, method: "mcpServer/elicitation/request", params: { ...base, serverName: "docs", mode: "form", message: "Describe the release", requestedSchema: { type: "object", properties: { note: { type: "string" } }, required: ["note"] } } });
+        domain.onServerRequest(client, { id: 900_001, method: "item/tool/requestUserInput", params: { ...base, itemId: "call_q", isBlocking: true, autoResolutionMs: null, questions: [{ id: "q1", header: "Notes", question: "What should the notes say?", isOther: true, options: null }] } });
+        domain.onServerRequest(client, { id: 900_002, method: "mcpServer/elicitation/request", params: { ...base, serverName: "docs", mode: "form", message: "Describe the release", requestedSchema: { type: "object", properties: { note: { type: "string" } }, required: ["note"] } } });
       },
     });
     console.info(`[redaction] ${report.placements} placements (${report.formats} formats × ${report.channels.length} channels: ${report.channels.join(", ")}); ${report.resultsRead} tool results and ${report.bytesRead} database bytes read; ${report.leaks.length} leaks`);

@@ -2,7 +2,7 @@ import { afterEach, beforeAll, describe, expect, it } from "vitest";
 import { getPlatform } from "../../platform/index.ts";
 import type { Database, Platform } from "../../platform/types.ts";
 import { migrate, type Migration } from "../../src/store/migrate.ts";
-import { StoreError } from "../../src/store/store-error.ts";
+import { StoreError } from "../../src/store/errors.ts";
 
 const V1: Migration = { version: 1, name: "tasks", sql: "CREATE TABLE tasks (id TEXT PRIMARY KEY)" };
 const V2: Migration = { version: 2, name: "events", sql: "CREATE TABLE events (id INTEGER PRIMARY KEY, task_id TEXT NOT NULL); CREATE INDEX events_task ON events(task_id)" };

@@ -5,7 +5,7 @@ import { execFileSync } from "node:child_process";
 import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import type { ProtocolSurface, SurfaceEntry } from "../../src/codex/protocol/surface.ts";
+import type { ProtocolSurface, SurfaceEntry } from "../../src/codex/protocol/reliance.ts";
 
 type Schema = Record<string, unknown> | boolean;
 type Obj = Record<string, unknown>;

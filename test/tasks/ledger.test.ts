@@ -9,13 +9,13 @@ import { Repo } from "../../src/store/repo.ts";
 import { rejectedBridgeError as rejection } from "../support/bridge-errors.ts";
 import { redactor } from "../../src/policy/redact.ts";
 import type { CodexRuntime } from "../../src/runtime/app-server.ts";
-import { RuntimePool } from "../../src/runtime/runtime-pool.ts";
-import { Supervisor } from "../../src/tasks/supervisor.ts";
+import { RuntimePool } from "../../src/runtime/pool.ts";
+import { TaskDomain } from "../../src/tasks/domain.ts";
 import { fakeClient, type FakeClient } from "../support/fake-codex-client.ts";
 
 let store: OpenedStore;
 let repo: Repo;
-let sup: Supervisor;
+let domain: TaskDomain;
 let client: FakeClient;
 const runtime = { current: null as FakeClient | null, loadedThreads: new Set<string>() };
 const TASK = "t_00000000aa";
@@ -27,7 +27,7 @@ beforeEach(async () => {
   client = fakeClient("conn-1");
   runtime.current = client;
   const runtimes = new RuntimePool({ profiles: {}, env: {}, userHome: "/home/nobody", make: () => runtime as unknown as CodexRuntime });
-  sup = new Supervisor(repo, runtimes, {
+  domain = new TaskDomain(repo, runtimes, {
     projects: { p: { id: "p", cwd: "/tmp/ledger-project" } },
     profiles: {},
     relay: { enabled: true, max_result_bytes: 4096 },
@@ -36,7 +36,7 @@ beforeEach(async () => {
   });
   repo.insertTask({ id: TASK, project_id: "p", profile_id: "default", prompt: "go", relay: true, model: null, effort: null, state: "completed" });
   repo.updateTask(TASK, { thread_id: THREAD });
-  sup.recoverAfterRestart(); // maps the thread to the task
+  domain.recoverAfterRestart(); // maps the thread to the task
   repo.updateTask(TASK, { state: "running", turn_id: "turn-1", connection_id: client.connectionId });
 });
 afterEach(() => store.close());
@@ -44,7 +44,7 @@ afterEach(() => store.close());
 const asClient = (c: FakeClient) => c as unknown as AppServerClient;
 
 function toolCall(rpcId: number, callId = "call_1"): string {
-  sup.onServerRequest(asClient(client), {
+  domain.onServerRequest(asClient(client), {
     id: rpcId,
     method: "item/tool/call",
     params: { threadId: THREAD, turnId: "turn-1", callId, namespace: null, tool: "bridge_web_tool", arguments: { capability: "web_search", request: "q", operation: "read" } },
@@ -55,7 +55,7 @@ function toolCall(rpcId: number, callId = "call_1"): string {
 }
 
 function approval(rpcId: number): string {
-  sup.onServerRequest(asClient(client), {
+  domain.onServerRequest(asClient(client), {
     id: rpcId,
     method: "item/commandExecution/requestApproval",
     params: { threadId: THREAD, turnId: "turn-1", itemId: `call_c${rpcId}`, command: "/bin/bash -lc 'ls'", availableDecisions: ["accept", "cancel"] },
@@ -63,7 +63,7 @@ function approval(rpcId: number): string {
   return repo.interactions(TASK).find((x) => x.rpc_id === rpcId)!.id;
 }
 
-const submit = (request_id: string, result = "found it") => sup.submitToolResult({ task_id: TASK, request_id, status: "success", result });
+const submit = (request_id: string, result = "found it") => domain.submitToolResult({ task_id: TASK, request_id, status: "success", result });
 
 describe("interaction ledger", () => {
   it("binds the original id, connection, thread, turn and call; the task waits for the tool", () => {
@@ -84,7 +84,7 @@ describe("interaction ledger", () => {
     expect(out.interaction.state).toBe("submitted");
     expect(client.writes).toEqual([{ id: 0, result: { contentItems: [{ type: "inputText", text: "found it" }], success: true } }]);
     expect(repo.task(TASK)!.state).toBe("running");
-    sup.onNotification(asClient(client), { method: "item/completed", params: { threadId: THREAD, turnId: "turn-1", item: { type: "dynamicToolCall", id: "call_1", status: "completed" } } });
+    domain.onNotification(asClient(client), { method: "item/completed", params: { threadId: THREAD, turnId: "turn-1", item: { type: "dynamicToolCall", id: "call_1", status: "completed" } } });
     expect(repo.interaction(id)!.state).toBe("resolved");
   });
 
@@ -115,35 +115,35 @@ describe("interaction ledger", () => {
     const answered = approval(10);
     const unanswered = approval(11);
     expect(repo.task(TASK)!.state).toBe("waiting_for_approval");
-    await sup.respond({ task_id: TASK, request_id: answered, action: "accept" });
-    sup.onNotification(asClient(client), { method: "serverRequest/resolved", params: { threadId: THREAD, requestId: 10 } });
-    sup.onNotification(asClient(client), { method: "serverRequest/resolved", params: { threadId: THREAD, requestId: 11 } });
+    await domain.respond({ task_id: TASK, request_id: answered, action: "accept" });
+    domain.onNotification(asClient(client), { method: "serverRequest/resolved", params: { threadId: THREAD, requestId: 10 } });
+    domain.onNotification(asClient(client), { method: "serverRequest/resolved", params: { threadId: THREAD, requestId: 11 } });
     expect(repo.interaction(answered)!.state).toBe("resolved");
     expect(repo.interaction(unanswered)!.state).toBe("stale");
     expect(repo.task(TASK)!.state).toBe("running");
     // Request ids are per connection: the same number from another connection settles nothing here.
     const third = approval(12);
-    sup.onNotification(asClient(fakeClient("conn-9")), { method: "serverRequest/resolved", params: { threadId: THREAD, requestId: 12 } });
+    domain.onNotification(asClient(fakeClient("conn-9")), { method: "serverRequest/resolved", params: { threadId: THREAD, requestId: 12 } });
     expect(repo.interaction(third)!.state).toBe("pending");
   });
 
   it("an unanswered tool call that Codex completes (interrupt) is stale", () => {
     const id = toolCall(4, "call_x");
-    sup.onNotification(asClient(client), { method: "item/completed", params: { threadId: THREAD, turnId: "turn-1", item: { type: "dynamicToolCall", id: "call_x", status: "failed" } } });
+    domain.onNotification(asClient(client), { method: "item/completed", params: { threadId: THREAD, turnId: "turn-1", item: { type: "dynamicToolCall", id: "call_x", status: "failed" } } });
     expect(repo.interaction(id)!.state).toBe("stale");
   });
 
   it("connection loss: pending becomes stale, the task connection_lost", () => {
     const id = toolCall(5);
     client.exit = { code: null, signal: "SIGKILL" };
-    sup.onExit(asClient(client));
+    domain.onExit(asClient(client));
     expect(repo.interaction(id)).toMatchObject({ state: "stale", note: "the app-server connection was lost" });
     expect(repo.task(TASK)!.state).toBe("connection_lost");
   });
 
   it("the size limit counts the whole submission and names the limit", async () => {
     const id = toolCall(6);
-    const e = await rejection(sup.submitToolResult({ task_id: TASK, request_id: id, status: "success", result: "ok", sources: ["x".repeat(5000)] }));
+    const e = await rejection(domain.submitToolResult({ task_id: TASK, request_id: id, status: "success", result: "ok", sources: ["x".repeat(5000)] }));
     expect(e.message).toMatch(/\[relay\] max_result_bytes is 4096.*nothing was sent/);
     expect(e.field).toBe("result");
     expect(repo.interaction(id)!.state).toBe("pending");
@@ -156,11 +156,11 @@ describe("app-server death", () => {
     const answered = approval(7);
     const relayed = toolCall(8);
     const open = approval(9);
-    await sup.respond({ task_id: TASK, request_id: answered, action: "accept" });
+    await domain.respond({ task_id: TASK, request_id: answered, action: "accept" });
     await submit(relayed);
     expect(repo.interaction(answered)!.state).toBe("submitted");
     client.exit = { code: null, signal: "SIGKILL" };
-    sup.onExit(asClient(client));
+    domain.onExit(asClient(client));
     expect(repo.interaction(answered)!.state).toBe("uncertain");
     expect(repo.interaction(relayed)!.state).toBe("uncertain");
     expect(repo.interaction(open)!.state).toBe("stale");

@@ -2,7 +2,7 @@
 // past the bridge's own 16 MiB limit) and malformed JSON-RPC get JSON-RPC errors, and the bridge keeps serving:
 // it answers ping at once afterwards and still exits promptly on stdin EOF.
 import { describe, expect, it } from "vitest";
-import { MAX_STDIN_LINE_BYTES } from "../../src/mcp/stdio-transport.ts";
+import { MAX_STDIN_LINE_BYTES } from "../../src/mcp/transport/stdio.ts";
 import { bridgeFixture, callTool } from "../support/bridge-process.ts";
 import type { JsonRpcResponse, TunnelEmulator } from "../support/tunnel-emulator.ts";
 

@@ -9,14 +9,14 @@ import { openStateDatabase, type OpenedStore } from "../../src/store/open.ts";
 import { MIGRATIONS } from "../../src/store/migrations.ts";
 import { Repo, type NewEvent } from "../../src/store/repo.ts";
 import type { TaskState } from "../../src/store/rows.ts";
-import { RuntimePool } from "../../src/runtime/runtime-pool.ts";
-import { Supervisor } from "../../src/tasks/supervisor.ts";
+import { RuntimePool } from "../../src/runtime/pool.ts";
+import { TaskDomain } from "../../src/tasks/domain.ts";
 import { CodexRuntime } from "../../src/runtime/app-server.ts";
 import { DEFAULT_PROFILE } from "../../src/config/settings.ts";
 import { waitForTasks, type WaitAnswer, type WaitContext, type WaitInput } from "../../src/views/wait.ts";
 import { WaitGuard } from "../../src/views/wait-guard.ts";
 import { ROUTINE_BATCH } from "../../src/views/wait-delta.ts";
-import { renderWait, waitStructured } from "../../src/mcp/render.ts";
+import { renderWait, waitStructured } from "../../src/mcp/tools/render.ts";
 
 const ROOT = "/home/user/project";
 type S = Record<string, any>;
@@ -24,7 +24,7 @@ type S = Record<string, any>;
 let platform: Platform;
 let store: OpenedStore;
 let repo: Repo;
-let sup: Supervisor;
+let domain: TaskDomain;
 let guard: WaitGuard;
 
 beforeEach(async () => {
@@ -33,7 +33,7 @@ beforeEach(async () => {
   repo = new Repo(store.db, redactor);
   // Never started: these tests fill the store the way the intake would.
   const runtime = new CodexRuntime({ platform, codexBin: null, env: {}, version: "test" }, { notification() {}, request() {}, exit() {} });
-  sup = new Supervisor(repo, new RuntimePool({ profiles: {}, env: {}, userHome: "/home/nobody", make: () => runtime }), {
+  domain = new TaskDomain(repo, new RuntimePool({ profiles: {}, env: {}, userHome: "/home/nobody", make: () => runtime }), {
     projects: { p: { id: "p", cwd: ROOT } },
     profiles: { default: { ...DEFAULT_PROFILE } },
     relay: { enabled: true, max_result_bytes: 1024 },
@@ -67,7 +67,7 @@ function commandRunning(id: string, item: string, command: string): void {
 }
 
 const ctx = (extra: Partial<WaitContext> = {}): WaitContext => ({ connectionKey: "c1", ...extra });
-const wait = (input: WaitInput, c: WaitContext = ctx()) => waitForTasks(sup, guard, { timeout_seconds: 0, ...input }, c);
+const wait = (input: WaitInput, c: WaitContext = ctx()) => waitForTasks(domain, guard, { timeout_seconds: 0, ...input }, c);
 const one = (a: WaitAnswer): S => waitStructured(a);
 /** What a supervisor reads: the text and the structured content, as the economy benchmark counts them. */
 const size = (a: WaitAnswer) => renderWait(a).length + JSON.stringify(waitStructured(a)).length;
@@ -125,7 +125,7 @@ describe("a wait with no news", () => {
     const id = task();
     commandRunning(id, "c1", "sleep 600");
     const seen: [number, string][] = [];
-    const a = await waitForTasks(sup, guard, { task_id: id, timeout_seconds: 30 }, ctx({ hold: { defaultSeconds: 1, maxSeconds: 1 }, onProgress: (_e, total, line) => seen.push([total, line]) }));
+    const a = await waitForTasks(domain, guard, { task_id: id, timeout_seconds: 30 }, ctx({ hold: { defaultSeconds: 1, maxSeconds: 1 }, onProgress: (_e, total, line) => seen.push([total, line]) }));
     expect(one(a)).toEqual({ state: "running", ran_s: expect.any(Number), command: "sleep 600" });
     expect(seen.length).toBeGreaterThan(0);
     for (const [total, line] of seen) {

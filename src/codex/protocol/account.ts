@@ -1,6 +1,6 @@
 // account/read of the app-server protocol (verified on 0.171.0): whether a login exists, never read for identity.
 import type { RequestOptions, Requester } from "./requester.ts";
-import type { SurfaceEntry } from "./surface.ts";
+import type { SurfaceEntry } from "./reliance.ts";
 
 export const ACCOUNT_READ = "account/read";
 

@@ -1,7 +1,7 @@
 // Item and diagnostic notifications of the app-server protocol (verified on 0.171.0), with the shapes the bridge parses.
 import { z } from "zod";
 import { copyUnknownKeys, isPlainObject, type PlainObject } from "./plain-object.ts";
-import { zodPaths, type SurfaceEntry, type SurfaceValues } from "./surface.ts";
+import { zodPaths, type SurfaceEntry, type SurfaceValues } from "./reliance.ts";
 
 export const ITEM_STARTED = "item/started";
 export const ITEM_COMPLETED = "item/completed";

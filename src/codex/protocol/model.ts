@@ -1,6 +1,6 @@
 // model/list of the app-server protocol (verified on 0.171.0).
 import type { Requester } from "./requester.ts";
-import type { SurfaceEntry } from "./surface.ts";
+import type { SurfaceEntry } from "./reliance.ts";
 import type { Page } from "./thread.ts";
 
 export const MODEL_LIST = "model/list";

@@ -1,6 +1,6 @@
 // Requests the app-server sends to the bridge (verified on 0.171.0): approvals, questions, elicitations, dynamic tool
 // calls, and the ones the bridge never serves.
-import type { SurfaceEntry, SurfaceValues } from "./surface.ts";
+import type { SurfaceEntry, SurfaceValues } from "./reliance.ts";
 
 const COMMAND_APPROVAL = "item/commandExecution/requestApproval";
 const FILE_CHANGE_APPROVAL = "item/fileChange/requestApproval";

@@ -1,5 +1,5 @@
 // The connection handshake of the app-server protocol (verified on 0.171.0), and which requests mutate state.
-import type { SurfaceEntry } from "./surface.ts";
+import type { SurfaceEntry } from "./reliance.ts";
 import { THREAD_RESUME, THREAD_START, THREAD_TERMINALS_TERMINATE } from "./thread.ts";
 import { TURN_INTERRUPT, TURN_START, TURN_STEER } from "./turn.ts";
 

@@ -1,7 +1,7 @@
 // Thread methods of the app-server protocol (verified on 0.171.0): names, params and the result fields the bridge reads.
 import { z } from "zod";
 import type { RequestOptions, Requester } from "./requester.ts";
-import { keysOf, zodPaths, type SurfaceEntry } from "./surface.ts";
+import { keysOf, zodPaths, type SurfaceEntry } from "./reliance.ts";
 
 export const THREAD_START = "thread/start";
 export const THREAD_RESUME = "thread/resume";

@@ -1,7 +1,7 @@
 // Turn methods and turn notifications of the app-server protocol (verified on 0.171.0), with the shapes the bridge parses.
 import { z } from "zod";
 import type { RequestOptions, Requester } from "./requester.ts";
-import { keysOf, zodPaths, type SurfaceEntry, type SurfaceValues } from "./surface.ts";
+import { keysOf, zodPaths, type SurfaceEntry, type SurfaceValues } from "./reliance.ts";
 
 export const TURN_START = "turn/start";
 export const TURN_STEER = "turn/steer";

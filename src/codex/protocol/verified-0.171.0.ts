@@ -7,7 +7,7 @@ import { ITEM_SURFACE, ITEM_VALUES } from "./item.ts";
 import { MODEL_SURFACE } from "./model.ts";
 import { REQUESTS_SURFACE, REQUESTS_VALUES } from "./requests.ts";
 import { SESSION_SURFACE } from "./session.ts";
-import type { VerifiedProtocol } from "./surface.ts";
+import type { VerifiedProtocol } from "./reliance.ts";
 import { THREAD_SURFACE } from "./thread.ts";
 import { TURN_SURFACE, TURN_VALUES } from "./turn.ts";
 

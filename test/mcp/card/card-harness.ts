@@ -181,7 +181,7 @@ export async function runScenario(h: Harness, taskId: string, page: CardPage, sh
   expect(done.commands.at(-1)).toMatchObject({ command: APPROVAL_COMMAND, exit: "exit 0" });
   expect(done.asks).toEqual([]);
   expect(done.answered.join("\n")).toMatch(new RegExp(`${ask.request} command ${APPROVAL_COMMAND.replace(/[.*+?^${}()|[\]\\]/g, "\\$&")} → accept by the person`));
-  expect(h.bridge.sup.repo.interaction(ask.request)!.answered_by).toBe("person");
+  expect(h.bridge.domain.repo.interaction(ask.request)!.answered_by).toBe("person");
   expect(done.finalHtml).toContain("<h4>Done</h4>");
   expect(done.finalHtml).toContain("<strong>one note</strong>");
   expect(done.finalHtml).toContain('<a data-file="notes/hello.txt">notes/hello.txt</a>');

@@ -1,7 +1,7 @@
 // The task card's Markdown renderer, run in Node exactly as the page holds it: formatting a final answer shows,
 // and nothing in an answer becomes markup, a script or a navigable URL.
 import { describe, expect, it } from "vitest";
-import { MARKDOWN_JS } from "../../../src/mcp/card/card-markdown.ts";
+import { MARKDOWN_JS } from "../../../src/mcp/apps/card/markdown.ts";
 
 const render = new Function(`${MARKDOWN_JS}\nreturn renderMarkdown;`)() as (src: string) => string;
 

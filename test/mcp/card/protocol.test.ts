@@ -1,7 +1,7 @@
 // Where the task card finds its task in the tool result a host hands it: hosts differ (Claude Desktop strips
 // structuredContent from what a view receives), so every task tool's answer must lead to the task on its own.
 import { describe, expect, it } from "vitest";
-import { PROTOCOL_JS } from "../../../src/mcp/card/card-protocol.ts";
+import { PROTOCOL_JS } from "../../../src/mcp/apps/card/protocol.ts";
 
 const taskIdOf = new Function(`${PROTOCOL_JS}\nreturn taskIdOf;`)() as (r: unknown) => string | null;
 const text = (t: string) => [{ type: "text", text: t }];

@@ -1,15 +1,15 @@
 // The task tools (start, wait, status, send, respond, submit, result, inspect, cancel): parse, one service call, render.
 import type { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
-import type { WaitHold } from "./server-identity.ts";
+import type { WaitHold } from "../server-identity.ts";
 import { z } from "zod";
-import { MAX_WAIT_TASKS, PROMPT_MAX_CHARS, type BridgeService } from "../service/bridge-service.ts";
-import { failureText, renderResultText } from "../views/evidence.ts";
-import { INSPECT_KINDS } from "../views/inspect.ts";
+import { MAX_WAIT_TASKS, PROMPT_MAX_CHARS, type BridgeService } from "../../service/bridge.ts";
+import { failureText, renderResultText } from "../../views/evidence.ts";
+import { INSPECT_KINDS } from "../../views/inspect.ts";
 import { alertLines, contextLine, NO_RELAY_NOTE, renderWait, requestLine, taskLine, taskView, unknownText, waitStructured } from "./render.ts";
-import { deliveryHooksFor, isAttached } from "./delivery.ts";
-import { MUTATING, ok, READ_ONLY, type ToolExtra, wrap } from "./tool-result.ts";
+import { deliveryHooksFor, isAttached } from "../delivery.ts";
+import { MUTATING, ok, READ_ONLY, type ToolExtra, wrap } from "./result.ts";
 import { REQUEST_ID, TASK_ID, inputOf, listed, outputOf } from "./listing.ts";
-import { TASK_CARD_META } from "./card/card-html.ts";
+import { TASK_CARD_META } from "../apps/card/page.ts";
 
 const taskId = z.string().regex(TASK_ID, "a task id like t_0123456789 from codex_start or codex_status");
 const requestId = z.string().regex(REQUEST_ID, "a request id like r_0123456789 from codex_wait");

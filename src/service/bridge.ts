@@ -11,7 +11,7 @@ import { redactText, redactValue } from "../policy/redact.ts";
 import type { TaskRow } from "../store/rows.ts";
 import { checkpoint, type CheckpointAnswer, type CheckpointInput } from "../tasks/checkpoint.ts";
 import type { ToolResultInput } from "../tasks/ledger.ts";
-import type { SendInput, StartInput, Supervisor } from "../tasks/supervisor.ts";
+import type { SendInput, StartInput, TaskDomain } from "../tasks/domain.ts";
 import { inspect, type InspectInput, type InspectPage } from "../views/inspect.ts";
 import { recentTasks, taskStatus, type TaskStatus } from "../views/task-status.ts";
 import { taskResult, type ResultAnswer } from "../views/task-result.ts";
@@ -24,7 +24,7 @@ export type { TaskRow } from "../store/rows.ts";
 export type { HealthReport } from "../runtime/health.ts";
 export type { CardAnswer } from "../views/task-card.ts";
 export type { TaskStatus } from "../views/task-status.ts";
-export { PROMPT_MAX_CHARS } from "../tasks/supervisor.ts";
+export { PROMPT_MAX_CHARS } from "../tasks/domain.ts";
 export { MAX_WAIT_TASKS } from "../views/wait.ts";
 
 export interface ArtifactSettings {
@@ -54,7 +54,7 @@ export class BridgeService {
   private readonly waitGuard = new WaitGuard();
 
   constructor(
-    private readonly sup: Supervisor,
+    private readonly domain: TaskDomain,
     private readonly platform: Platform,
     private readonly healthReport: () => Promise<HealthReport>,
     readonly artifactSettings: ArtifactSettings,
@@ -68,82 +68,82 @@ export class BridgeService {
   start(input: StartInput, connectionKey?: string): Promise<TaskRow> {
     return shownAsync(async () => {
       this.refuseWhileHeld("codex_start");
-      const t = await this.sup.start(input);
-      if (connectionKey !== undefined) this.sup.repo.cursors.follow(connectionKey, t.id);
+      const t = await this.domain.start(input);
+      if (connectionKey !== undefined) this.domain.repo.cursors.follow(connectionKey, t.id);
       return t;
     });
   }
 
   wait(input: WaitInput, ctx: WaitContext): Promise<WaitAnswer> {
-    return shownAsync(() => waitForTasks(this.sup, this.waitGuard, input, ctx));
+    return shownAsync(() => waitForTasks(this.domain, this.waitGuard, input, ctx));
   }
 
   status(taskId: string): Promise<TaskStatus> {
-    return shownAsync(() => taskStatus(this.sup, taskId));
+    return shownAsync(() => taskStatus(this.domain, taskId));
   }
 
   recent(): TaskRow[] {
-    return shown(() => recentTasks(this.sup));
+    return shown(() => recentTasks(this.domain));
   }
 
   send(input: SendInput) {
     return shownAsync(() => {
       this.refuseWhileHeld("codex_send");
-      return this.sup.send(input);
+      return this.domain.send(input);
     });
   }
 
   /** New work is refused while the app-server's events cannot be stored: it would be neither recorded nor read. */
   private refuseWhileHeld(tool: string): void {
-    if (!this.sup.writes.size) return;
-    const why = this.sup.alerts()[0];
+    if (!this.domain.writes.size) return;
+    const why = this.domain.alerts()[0];
     throw new BridgeError(`${tool} refused: the state database refuses writes${why ? ` (${why.code}): ${why.message}` : ""}`);
   }
 
   respond(input: RespondInput) {
-    return shownAsync(() => this.sup.respond(input));
+    return shownAsync(() => this.domain.respond(input));
   }
 
   /** The person's answer from the task card; the profile's `approvals` setting decides whether it is taken. */
   answerFromCard(input: RespondInput) {
-    return shownAsync(() => this.sup.respond(input, "person"));
+    return shownAsync(() => this.domain.respond(input, "person"));
   }
 
   /** The task card's snapshot (app-only: what the person sees, never what the model reads). */
   card(input: { task_id: string; since?: string }): CardAnswer {
-    return shown(() => taskCard(this.sup, input.task_id, input.since));
+    return shown(() => taskCard(this.domain, input.task_id, input.since));
   }
 
   submitToolResult(input: ToolResultInput) {
-    return shownAsync(() => this.sup.submitToolResult(input));
+    return shownAsync(() => this.domain.submitToolResult(input));
   }
 
   result(taskId: string): Promise<ResultAnswer> {
-    return shownAsync(() => taskResult(this.sup, this.platform, taskId));
+    return shownAsync(() => taskResult(this.domain, this.platform, taskId));
   }
 
   inspect(input: InspectInput): InspectPage {
     return shown(() => {
-      this.sup.sync(input.task_id);
-      this.sup.task(input.task_id);
-      return inspect(this.sup.repo, input);
+      this.domain.sync(input.task_id);
+      this.domain.task(input.task_id);
+      return inspect(this.domain.repo, input);
     });
   }
 
   cancel(input: { task_id: string; reason?: string }) {
-    return shownAsync(() => this.sup.cancel(input));
+    return shownAsync(() => this.domain.cancel(input));
   }
 
   models(input: { cursor?: string; include_hidden?: boolean }): Promise<ModelPage> {
-    return shownAsync(async () => modelPage(await this.sup.runtime.ensure(), input));
+    return shownAsync(async () => modelPage(await this.domain.runtime.ensure(), input));
   }
 
   /** Native threads; previews and turn errors come from Codex, so they are redacted like everything else returned. */
   threads(input: ThreadListInput & { action: "list" | "read"; thread_id?: string }) {
     return shownAsync(async () => {
-      const client = await this.sup.runtime.ensure();
+      const client = await this.domain.runtime.ensure();
       // A preview is the user's first prompt: redacted whole, before it is cut short.
-      if (input.action === "list") return { action: "list" as const, ...(await listThreads(client, input, (id) => this.sup.repo.taskByThread(id)?.id, redactText)) };
+      if (input.action === "list") return { action: "list" as const, ...(await listThreads(client, input, (id) => this.domain.repo.taskByThread(id)?.id, redactText)) };
       if (!input.thread_id) throw new BridgeError("thread_id is required for action read; codex_threads action=list shows them", "thread_id");
       if (input.search || input.cwd) throw new BridgeError("search and cwd filter action list only; drop them for action read", input.search ? "search" : "cwd");
       return { action: "read" as const, ...(await readThread(client, { thread_id: input.thread_id, cursor: input.cursor, limit: input.limit })) };
@@ -151,7 +151,7 @@ export class BridgeService {
   }
 
   checkpoint(input: CheckpointInput): CheckpointAnswer {
-    return shown(() => checkpoint(this.sup.repo, input));
+    return shown(() => checkpoint(this.domain.repo, input));
   }
 
   /** Status of the managed app-server; a restart is refused while anything could be lost by it. */
@@ -160,20 +160,20 @@ export class BridgeService {
   }
 
   private async runtimeNow(action: "status" | "restart", force: boolean): Promise<RuntimeStatus> {
-    const count = () => ({ ...this.sup.activeCounts(), in_flight: this.sup.runtimes.all().reduce((n, slot) => n + (slot.runtime.current?.diagnostics().pendingRequests ?? 0), 0) });
+    const count = () => ({ ...this.domain.activeCounts(), in_flight: this.domain.runtimes.all().reduce((n, slot) => n + (slot.runtime.current?.diagnostics().pendingRequests ?? 0), 0) });
     let counts = count();
-    const runtime = this.sup.runtime;
+    const runtime = this.domain.runtime;
     if (action === "restart" && force) {
       const silence = runtime.silence();
       try {
-        await this.sup.runtimes.forceRestart(`codex_runtime restart force=true${silence ? ` (${silence})` : ""}`);
+        await this.domain.runtimes.forceRestart(`codex_runtime restart force=true${silence ? ` (${silence})` : ""}`);
       } finally {
-        this.sup.repo.cursors.beginGeneration();
+        this.domain.repo.cursors.beginGeneration();
       }
       counts = count();
     } else if (action === "restart") {
       if (counts.active || counts.pending || counts.unknown || counts.in_flight) {
-        const unknown = this.sup.repo.tasksWithUnknown().map((t) => `${t.id} ${t.unknown!.method}`);
+        const unknown = this.domain.repo.tasksWithUnknown().map((t) => `${t.id} ${t.unknown!.method}`);
         const way = unknown.length
           ? ` UNKNOWN: ${unknown.join(", ")}; codex_status <task> reads the thread and settles one Codex shows ended, codex_cancel <task> stops or gives it up (nothing is resent).`
           : "";
@@ -182,14 +182,14 @@ export class BridgeService {
         throw new BridgeError(`restart refused: ${counts.active} active task(s), ${counts.pending} open request(s), ${counts.unknown} UNKNOWN outcome(s), ${counts.in_flight} request(s) in flight to the app-server; wait, cancel or settle them first.${way}${forced}`, "action");
       }
       try {
-        await this.sup.runtimes.restart();
+        await this.domain.runtimes.restart();
       } finally {
         // The old child is gone even when the new one fails to start: its generation is over either way.
-        this.sup.repo.cursors.beginGeneration();
+        this.domain.repo.cursors.beginGeneration();
       }
     }
     const info = runtime.info();
-    const generation = this.sup.repo.cursors.generation();
+    const generation = this.domain.repo.cursors.generation();
     const silence = runtime.silence();
     const after = runtime.livenessMs.restartAfter;
     return {
@@ -198,7 +198,7 @@ export class BridgeService {
 
   /** A project named by id or alias, as the artifact tools need it: its directory and whether hard links are served. */
   project(idOrAlias: string): { cwd: string; allowHardLinks: boolean } {
-    const p = resolveProject(this.sup.settings.projects, idOrAlias);
+    const p = resolveProject(this.domain.settings.projects, idOrAlias);
     return { cwd: p.cwd, allowHardLinks: p.allow_hard_links === true };
   }
 }

@@ -1,7 +1,7 @@
 // The one tool-result helper: success and error results, the annotation sets, and the error wrapper every tool uses.
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
-import { ArtifactPathError, ArtifactRangeError, ArtifactTooLargeError } from "../artifacts/surface.ts";
-import { BridgeError } from "../bridge-error.ts";
+import { ArtifactPathError, ArtifactRangeError, ArtifactTooLargeError } from "../../artifacts/errors.ts";
+import { BridgeError } from "../../bridge-error.ts";
 
 export const READ_ONLY = { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false } as const;
 /** Changes Codex's work; may be consequential (Codex can run commands or write files afterwards). */

@@ -6,7 +6,7 @@ import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
 import type { JSONRPCMessage, RequestId } from "@modelcontextprotocol/sdk/types.js";
 import { TopLevelIdScanner } from "./json-id-scanner.ts";
 import { checkInboundText, errorReply, INVALID_REQUEST, type JsonRpcErrorReply } from "./jsonrpc-inbound.ts";
-import type { EventLog } from "../log.ts";
+import type { EventLog } from "../../log.ts";
 
 /**
  * The longest stdin line (one JSON-RPC message, newline excluded) the bridge accepts: 16 MiB. Generous for any

@@ -2,7 +2,7 @@
 // the app-server can parse. A supervisor that sends `cwd` learns it cannot; a lone surrogate never reaches Codex
 // (its JSON parser drops the line and the call would hang until it times out).
 import type { z } from "zod";
-import { firstLoneSurrogate } from "../unicode.ts";
+import { firstLoneSurrogate } from "../../unicode.ts";
 
 const SHOWN_KEY_CHARS = 60;
 

@@ -8,15 +8,15 @@ import type { ServerNotification, ServerRequest } from "../codex/rpc-messages.ts
 import type { Repo } from "../store/repo.ts";
 import { BridgeError } from "../bridge-error.ts";
 import { checkModelChoice } from "../runtime/model-catalog.ts";
-import { TaskEvents } from "./task-events.ts";
+import { TaskEvents } from "./events.ts";
 import type { RespondInput } from "../policy/decisions.ts";
 import type { Answerer } from "../policy/answerer.ts";
 import { type InteractionRow, SETTLED_STATES, type TaskRow, type TaskState, TERMINAL_STATES } from "../store/rows.ts";
 import { redactText } from "../policy/redact.ts";
 import { RELAY_TOOL_SPEC } from "./relay-tool.ts";
 import type { CodexRuntime } from "../runtime/app-server.ts";
-import type { RuntimePool } from "../runtime/runtime-pool.ts";
-import { DEFAULT_PROFILE, resolveProject, type ProfileSpec, type ProjectSpec, type SupervisorSettings } from "../config/settings.ts";
+import type { RuntimePool } from "../runtime/pool.ts";
+import { DEFAULT_PROFILE, resolveProject, type ProfileSpec, type ProjectSpec, type TaskSettings } from "../config/settings.ts";
 import { newId, type TaskContext } from "./context.ts";
 import { EventIntake } from "./intake.ts";
 import { HeldWrites } from "./held-writes.ts";
@@ -46,7 +46,7 @@ export type SendInput = { task_id: string; message: string } & TurnOverrides;
  * The domain: tasks, turns, events, interactions. It knows nothing of MCP; the MCP layer calls these methods and
  * renders what they return.
  */
-export class Supervisor {
+export class TaskDomain {
   private readonly threadTask = new Map<string, string>();
   private readonly events: TaskEvents;
   private readonly ledger: InteractionLedger;
@@ -61,7 +61,7 @@ export class Supervisor {
   constructor(
     readonly repo: Repo,
     readonly runtimes: RuntimePool,
-    readonly settings: SupervisorSettings,
+    readonly settings: TaskSettings,
     private readonly log: EventLog = silentLog,
   ) {
     const writes = (this.writes = new HeldWrites(log));

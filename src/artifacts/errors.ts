@@ -1,12 +1,5 @@
-// What the MCP layer needs of the artifacts before any file is touched: the errors it renders, the listing limits it
-// validates with and the viewer's identity. Kept apart so MIME tables, file-type sniffing, glob matching and the
-// viewer page load only when a file is first listed, read or viewed.
-
-export const LIST_DEFAULT_LIMIT = 100;
-export const LIST_MAX_LIMIT = 500;
-
-export const ARTIFACT_VIEWER_URI = "ui://codex-bridge/artifact-viewer.html";
-export const MCP_APP_MIME = "text/html;profile=mcp-app";
+// The artifact errors: a refused path, a file above max_artifact_bytes, a bad byte range. Kept apart so the MCP layer
+// can tell them apart without loading MIME tables, file-type sniffing or glob matching.
 
 export type ArtifactPathErrorCode =
   | "invalid"

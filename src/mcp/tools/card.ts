@@ -4,10 +4,11 @@
 import type { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
 import type { ReadResourceResult } from "@modelcontextprotocol/sdk/types.js";
 import { z } from "zod";
-import type { BridgeService } from "../service/bridge-service.ts";
-import { MCP_APP_MIME, TASK_CARD_HTML, TASK_CARD_URI } from "./card/card-html.ts";
+import type { BridgeService } from "../../service/bridge.ts";
+import { TASK_CARD_HTML, TASK_CARD_URI } from "../apps/card/page.ts";
+import { MCP_APP_MIME } from "../apps/uris.ts";
 import { REQUEST_ID, TASK_ID, inputOf, listed, outputOf } from "./listing.ts";
-import { MUTATING, ok, READ_ONLY, wrap } from "./tool-result.ts";
+import { MUTATING, ok, READ_ONLY, wrap } from "./result.ts";
 
 const APP_ONLY = { ui: { visibility: ["app"] } };
 

@@ -9,8 +9,8 @@ import { Window } from "happy-dom";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { getPlatform } from "../../platform/index.ts";
 import type { Captured, CommandLine } from "../../src/cli/run-command.ts";
-import { definitionFor, runService } from "../../src/cli/service/command.ts";
-import type { ServiceInputs } from "../../src/cli/service/spec.ts";
+import { definitionFor, runService } from "../../src/cli/autostart/command.ts";
+import type { ServiceInputs } from "../../src/cli/autostart/spec.ts";
 import { bundledCodexBin } from "../support/real-codex.ts";
 
 const KEY = "sk-control-plane-secret-0123456789";

@@ -1,10 +1,10 @@
 // Plain-text renderings for a language model reader: each fact once, no JSON echo, nothing empty.
-import { failureText } from "../views/evidence.ts";
-import { activityLine } from "../views/activity.ts";
-import type { RequestView } from "../views/request-view.ts";
-import type { WaitAnswer } from "../views/wait.ts";
-import { commandLine, type CommandView, type TaskDelta } from "../views/wait-delta.ts";
-import type { TaskRow, TaskStatus } from "../service/bridge-service.ts";
+import { failureText } from "../../views/evidence.ts";
+import { activityLine } from "../../views/activity.ts";
+import type { RequestView } from "../../views/request-view.ts";
+import type { WaitAnswer } from "../../views/wait.ts";
+import { commandLine, type CommandView, type TaskDelta } from "../../views/wait-delta.ts";
+import type { TaskRow, TaskStatus } from "../../service/bridge.ts";
 
 export function requestLine(r: RequestView & { schema?: unknown; mcp_tool?: unknown }): string {
   const parts = [`${r.request_id} ${r.kind}`];

@@ -1,14 +1,12 @@
 // The task card: one self-contained MCP Apps page (no external script, no frame, no build step) declared by the
 // task tools, and the _meta that declares it. Its parts live beside it: styles, protocol, Markdown, drawing.
-import { MCP_APP_MIME } from "../../artifacts/surface.ts";
-import { VIEW_RPC_JS } from "../../artifacts/view-rpc.ts";
-import { CARD_CSS } from "./card-css.ts";
-import { MARKDOWN_JS } from "./card-markdown.ts";
-import { PROTOCOL_JS } from "./card-protocol.ts";
-import { CARD_JS } from "./card-script.ts";
+import { VIEW_RPC_JS } from "../view-rpc.ts";
+import { CARD_CSS } from "./css.ts";
+import { MARKDOWN_JS } from "./markdown.ts";
+import { PROTOCOL_JS } from "./protocol.ts";
+import { CARD_JS } from "./script.ts";
 
 export const TASK_CARD_URI = "ui://codex-bridge/task.html";
-export { MCP_APP_MIME };
 
 /** What a task tool declares so MCP Apps hosts show the card beside its result (the flat key is for older hosts). */
 export const TASK_CARD_META = { ui: { resourceUri: TASK_CARD_URI }, "ui/resourceUri": TASK_CARD_URI };

@@ -1,7 +1,7 @@
 // The MCP initialize answer, produced without the SDK: the start-up fast path writes it while the SDK and the rest of
 // the bridge are still loading. Only a plainly valid request is answered this way, with exactly the bytes the SDK would
 // write (test/mcp/initialize-answer.test.ts holds both side by side); anything else is left to the SDK.
-import { SERVER_NAME, serverInstructions } from "./server-identity.ts";
+import { SERVER_NAME, serverInstructions } from "../server-identity.ts";
 
 /** The SDK's SUPPORTED_PROTOCOL_VERSIONS, latest first (the SDK answers an unknown version with the latest). */
 export const PROTOCOL_VERSIONS = ["2025-11-25", "2025-06-18", "2025-03-26", "2024-11-05", "2024-10-07"] as const;

@@ -2,17 +2,18 @@
 import { McpServer, ResourceTemplate } from "@modelcontextprotocol/sdk/server/mcp.js";
 import { ErrorCode, McpError, type CallToolResult, type ReadResourceResult } from "@modelcontextprotocol/sdk/types.js";
 import { z } from "zod";
-import type { FileEntry } from "../artifacts/list.ts";
-import type { ArtifactRead, ReadOptions } from "../artifacts/read.ts";
-import { ARTIFACT_VIEWER_URI, LIST_MAX_LIMIT, MCP_APP_MIME } from "../artifacts/surface.ts";
-import type { BridgeService } from "../service/bridge-service.ts";
+import type { FileEntry } from "../../artifacts/list.ts";
+import type { ArtifactRead, ReadOptions } from "../../artifacts/read.ts";
+import { LIST_MAX_LIMIT } from "../../artifacts/limits.ts";
+import { ARTIFACT_VIEWER_URI, MCP_APP_MIME } from "../apps/uris.ts";
+import type { BridgeService } from "../../service/bridge.ts";
 import { inputOf, listed, outputOf } from "./listing.ts";
-import { describeError, READ_ONLY, wrap } from "./tool-result.ts";
+import { describeError, READ_ONLY, wrap } from "./result.ts";
 
 export const ARTIFACT_URI_SCHEME = "codex-artifact";
 
 // The readers (MIME tables, file-type sniffing, glob matching) and the viewer page load on first use, not at start-up.
-const readArtifact = async (root: string, rel: string, opts: ReadOptions) => (await import("../artifacts/read.ts")).readArtifact(root, rel, opts);
+const readArtifact = async (root: string, rel: string, opts: ReadOptions) => (await import("../../artifacts/read.ts")).readArtifact(root, rel, opts);
 
 const projectId = z.string({ error: "project_id: required; pass one of the configured project ids" }).min(1, { error: "project_id: must not be empty" });
 const relPath = (what: string) => z.string({ error: `path: ${what}` }).max(4096, { error: "path: at most 4096 bytes" });
@@ -202,7 +203,7 @@ export function registerArtifactTools(server: McpServer, service: ArtifactAccess
     },
     wrap(async (args) => {
       const root = service.project(args.project_id).cwd;
-      const { listFiles } = await import("../artifacts/list.ts");
+      const { listFiles } = await import("../../artifacts/list.ts");
       const r = listFiles(root, { path: args.path, recursive: args.recursive, query: args.query, offset: args.offset, limit: args.limit, sensitive });
       const base = (args.path ?? "").replace(/\\/g, "/").replace(/^\.?\/+|\/+$/g, "");
       const from = (args.offset ?? 0) + (r.entries.length ? 1 : 0);
@@ -291,7 +292,7 @@ export function registerArtifactTools(server: McpServer, service: ArtifactAccess
     ARTIFACT_VIEWER_URI,
     { title: "Artifact viewer", description: "MCP Apps view that previews and downloads codex_artifact results.", mimeType: MCP_APP_MIME },
     async (): Promise<ReadResourceResult> => {
-      const { ARTIFACT_VIEWER_HTML } = await import("../artifacts/viewer-html.ts");
+      const { ARTIFACT_VIEWER_HTML } = await import("../apps/artifact-viewer.ts");
       return { contents: [{ uri: ARTIFACT_VIEWER_URI, mimeType: MCP_APP_MIME, text: ARTIFACT_VIEWER_HTML }] };
     },
   );

@@ -1,9 +1,9 @@
 // The bridge-wide tools (health, models, threads, checkpoint, runtime): parse, one service call, render.
 import type { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
 import { z } from "zod";
-import type { BridgeService, HealthReport } from "../service/bridge-service.ts";
-import { MUTATING, ok, READ_ONLY, wrap } from "./tool-result.ts";
-import { failureText } from "../views/evidence.ts";
+import type { BridgeService, HealthReport } from "../../service/bridge.ts";
+import { MUTATING, ok, READ_ONLY, wrap } from "./result.ts";
+import { failureText } from "../../views/evidence.ts";
 import { TASK_ID, inputOf, listed, outputOf } from "./listing.ts";
 
 // Bounded by the domain, which names its limits per field and per record (the transport bounds the line).
