@@ -19,7 +19,7 @@ import type { RuntimePool } from "../runtime/pool.ts";
 import { DEFAULT_PROFILE, resolveProject, type ProfileSpec, type ProjectSpec, type TaskSettings } from "../config/settings.ts";
 import { newId, type TaskContext } from "./context.ts";
 import { EventIntake } from "./intake.ts";
-import { HeldWrites } from "./held-writes.ts";
+import { HeldWrites, pauseReadingWhileHeld } from "./held-writes.ts";
 import { bridgeAlerts, type BridgeAlert } from "./alerts.ts";
 import { failure, startFailure } from "./failure.ts";
 import { silentLog, type EventLog } from "../log.ts";
@@ -65,17 +65,7 @@ export class TaskDomain {
     private readonly log: EventLog = silentLog,
   ) {
     const writes = (this.writes = new HeldWrites(log));
-    // While writes are held nothing more is read from any app-server: what it sends waits in its pipe, unacknowledged.
-    writes.attach({
-      pause: () => {
-        runtimes.all().forEach((s) => s.runtime.current?.pauseReading());
-        this.events.wakeAll();
-      },
-      resume: () => {
-        runtimes.all().forEach((s) => s.runtime.current?.resumeReading());
-        this.events.wakeAll();
-      },
-    });
+    writes.attach(pauseReadingWhileHeld(runtimes, () => this.events.wakeAll()));
     this.events = new TaskEvents(repo, writes);
     const ctx: TaskContext = { repo, runtimes, settings, events: this.events, writes, threadTask: this.threadTask, log };
     this.ctx = ctx;

@@ -2,6 +2,7 @@
 // (a full disk, an I/O error) the write is held, in order, with every one after it; reading from the app-server pauses
 // so no more arrives than memory already holds; and the writes are retried until the disk takes them again.
 import type { EventLog } from "../log.ts";
+import type { RuntimePool } from "../runtime/pool.ts";
 import { StoreError } from "../store/errors.ts";
 
 /** First retry after this long, then doubling up to the cap: a freed disk is noticed within the cap. */
@@ -121,4 +122,18 @@ export class HeldWrites {
     if (this.timer) clearTimeout(this.timer);
     this.timer = null;
   }
+}
+
+/** While writes are held nothing more is read from any app-server (what it sends waits in its pipe, unacknowledged). */
+export function pauseReadingWhileHeld(runtimes: RuntimePool, wakeAll: () => void): HeldWritesHooks {
+  return {
+    pause: () => {
+      for (const s of runtimes.all()) s.runtime.current?.pauseReading();
+      wakeAll();
+    },
+    resume: () => {
+      for (const s of runtimes.all()) s.runtime.current?.resumeReading();
+      wakeAll();
+    },
+  };
 }

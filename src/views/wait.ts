@@ -15,6 +15,7 @@ import type { WaitGuard } from "./wait-guard.ts";
 /** How many tasks one wait may cover, with task_ids or without any id. */
 export const MAX_WAIT_TASKS = 20;
 const STEP_MS = 5000;
+const ALERT_HOLD_MS = 3000;
 const COALESCE_MS = 300;
 
 export interface WaitInput {
@@ -141,18 +142,18 @@ export async function waitForTasks(domain: TaskDomain, guard: WaitGuard, input: 
   const release = guard.claim(ctx.connectionKey, watched.filter((w) => !w.explicit).map((w) => w.id));
   try {
     const started = Date.now();
-    const deadline = started + timeoutS * 1000;
+    // While a condition of the whole bridge lasts (the disk full, the app-server silent) no task moves until it is dealt
+    // with: a wait says it within a few seconds rather than hold for its whole timeout, and returns when it changes.
+    const alertsAtStart = alertKey(domain.alerts());
+    const deadline = started + Math.min(timeoutS * 1000, alertsAtStart ? ALERT_HOLD_MS : Infinity);
     let timedOut = false;
     let lingered = false;
     let lastLine = "";
     let lastProgress = 0;
-    const alertsAtStart = alertKey(domain.alerts());
     for (;;) {
       for (const w of watched) look(domain, w, mode, multi);
       if (watched.every((w) => w.done)) break;
-      // A condition of the whole bridge (the disk full, the app-server silent) is news: holding the wait would only
-      // hide it, since no task moves until it is dealt with. So is its end.
-      if (alertsAtStart || alertKey(domain.alerts()) !== alertsAtStart) break;
+      if (alertKey(domain.alerts()) !== alertsAtStart) break;
       if (watched.some((w) => w.news)) {
         // Tasks that report at the same moment (a phase ending everywhere) are answered together, not one per call.
         if (!multi || lingered || watched.every((w) => w.news || w.done)) break;
