@@ -3,14 +3,15 @@
 import type { Platform } from "../../platform/types.ts";
 import { BUILD_INFO } from "../build-info.ts";
 import { hostPlatform, locateCodex } from "../codex/locate.ts";
-import type { LoadedConfig } from "../config/load.ts";
+import { loadConfig, type LoadedConfig } from "../config/load.ts";
+import { ConfigWatch } from "../config/watch.ts";
 import type { OpenedStore } from "../store/open.ts";
 import { Repo } from "../store/repo.ts";
 import { redactor } from "../policy/redact.ts";
 import { collectHealth, type HealthReport } from "../runtime/health.ts";
 import { CodexRuntime } from "../runtime/app-server.ts";
 import { RuntimePool } from "../runtime/pool.ts";
-import { taskSettings } from "../config/settings.ts";
+import { replaceProjects, taskSettings } from "../config/settings.ts";
 import { TaskDomain } from "../tasks/domain.ts";
 import { storageProblem } from "../tasks/alerts.ts";
 import { BridgeService } from "../service/bridge.ts";
@@ -23,6 +24,8 @@ export { describeStartupError } from "./open-state.ts";
 export interface Bridge {
   platform: Platform;
   config: LoadedConfig;
+  /** The config file read again when it changes (projects apply at once); codex-bridge projects add/remove rely on it. */
+  configWatch: ConfigWatch;
   store: OpenedStore;
   domain: TaskDomain;
   service: BridgeService;
@@ -79,19 +82,29 @@ export async function assembleBridge(platform: Platform, opts: AssembleOptions, 
   if (recovered.lost || recovered.stale || recovered.uncertain) {
     opts.log("warn", "recovered_after_restart", { lost: recovered.lost, stale: recovered.stale, uncertain: recovered.uncertain });
   }
+  // The config file as it is now: projects added or removed apply at once, anything else is said to need a restart.
+  const configWatch = new ConfigWatch(
+    config,
+    () => loadConfig({ env: opts.env, configDir: dirs.config }),
+    (next) => replaceProjects(settings.projects, taskSettings(next.config, opts.env).projects),
+  );
   const startedAt = Date.now();
-  const health = () =>
-      collectHealth({
+  const health = () => {
+    const cfg = configWatch.refresh();
+    const now = cfg.current;
+    return collectHealth({
         runtime: runtimes.default,
         homes: runtimes.all(),
         build: BUILD_INFO,
         startedAt,
         config: {
-          path: config.path,
-          exists: config.exists,
-          projects: Object.values(config.config.projects).map((p) => ({ id: p.id, cwd: p.cwd })),
-          issues: config.projectIssues,
-          profiles: Object.keys(config.config.profiles),
+          path: now.path,
+          exists: now.exists,
+          ...(cfg.error ? { error: `${now.path} no longer loads, so the running bridge keeps the config it last loaded: ${cfg.error}` } : {}),
+          restartNeeded: cfg.restartNeeded,
+          projects: Object.values(now.config.projects).map((p) => ({ id: p.id, cwd: p.cwd })),
+          issues: now.projectIssues,
+          profiles: Object.keys(now.config.profiles),
         },
         store: { path: store.path, condition: () => storageProblem(repo, domain.writes) },
         codexBin: codex.bin,
@@ -99,15 +112,19 @@ export async function assembleBridge(platform: Platform, opts: AssembleOptions, 
         env: opts.env,
         lastFailure: () => repo.lastFailure(),
       });
+  };
   const c = config.config;
-  const service = new BridgeService(domain, platform, health, {
-    maxArtifactBytes: c.max_artifact_bytes,
-    inlineArtifactBytes: c.inline_artifact_bytes,
-    sensitivePaths: c.sensitive_paths,
-  });
+  const service = new BridgeService(
+    domain,
+    platform,
+    health,
+    { maxArtifactBytes: c.max_artifact_bytes, inlineArtifactBytes: c.inline_artifact_bytes, sensitivePaths: c.sensitive_paths },
+    () => void configWatch.refresh(),
+  );
   return {
     platform,
     config,
+    configWatch,
     store,
     domain,
     service,

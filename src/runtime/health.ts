@@ -45,7 +45,7 @@ export interface HealthInputs {
   homes?: readonly RuntimeSlot[];
   build: { version: string; fingerprint: string; runtimeTarget: string };
   startedAt: number;
-  config: { path: string; exists: boolean; error?: string; projects: { id: string; cwd: string }[]; issues: { id: string; problem: string }[]; profiles: string[] };
+  config: { path: string; exists: boolean; error?: string; restartNeeded?: string[]; projects: { id: string; cwd: string }[]; issues: { id: string; problem: string }[]; profiles: string[] };
   store: {
     path: string;
     error?: string;
@@ -80,6 +80,7 @@ export async function collectHealth(h: HealthInputs): Promise<HealthReport> {
     ...h.config.issues.map((i) => ({ id: i.id, cwd: "", ok: false, problem: i.problem })),
   ];
   for (const p of projects) checks.push({ name: `project ${p.id}`, ok: p.ok, detail: p.ok ? p.cwd : p.problem ?? "unusable" });
+  if (h.config.restartNeeded?.length) warnings.push(`the config file changed ${h.config.restartNeeded.join(", ")}: restart the bridge to apply (projects apply at once)`);
   if (projects.length === 0) warnings.push("no projects configured: add [projects.<id>] cwd = \"/abs/path\" (codex-bridge init writes a starter)");
   const storage = h.store.condition?.() ?? null;
   if (h.store.error) checks.push({ name: "sqlite", ok: false, detail: h.store.error });

@@ -2,13 +2,13 @@
 // tasks, views, the runtime and artifact settings; the MCP layer sees nothing behind it.
 import type { Platform } from "../../platform/types.ts";
 import { BridgeError } from "../bridge-error.ts";
-import { resolveProject } from "../config/settings.ts";
+import { requireProjectDir, resolveProject } from "../config/settings.ts";
 import type { RespondInput } from "../policy/decisions.ts";
 import type { HealthReport } from "../runtime/health.ts";
 import { modelPage, type ModelPage } from "../runtime/model-catalog.ts";
 import { listThreads, readThread, type ThreadListInput } from "../runtime/threads.ts";
 import { redactText, redactValue } from "../policy/redact.ts";
-import type { TaskRow } from "../store/rows.ts";
+import { SETTLED_STATES, type TaskRow } from "../store/rows.ts";
 import { checkpoint, type CheckpointAnswer, type CheckpointInput } from "../tasks/checkpoint.ts";
 import type { ToolResultInput } from "../tasks/ledger.ts";
 import type { SendInput, StartInput, TaskDomain } from "../tasks/domain.ts";
@@ -58,6 +58,8 @@ export class BridgeService {
     private readonly platform: Platform,
     private readonly healthReport: () => Promise<HealthReport>,
     readonly artifactSettings: ArtifactSettings,
+    /** Reads the config file again if it changed (projects added or removed apply at once). */
+    private readonly refreshConfig: () => void = () => {},
   ) {}
 
   health(): Promise<HealthReport> {
@@ -68,6 +70,8 @@ export class BridgeService {
   start(input: StartInput, connectionKey?: string): Promise<TaskRow> {
     return shownAsync(async () => {
       this.refuseWhileHeld("codex_start");
+      this.refreshConfig();
+      if (input.project_id) requireProjectDir(resolveProject(this.domain.settings.projects, input.project_id));
       const t = await this.domain.start(input);
       if (connectionKey !== undefined) this.domain.repo.cursors.follow(connectionKey, t.id);
       return t;
@@ -89,6 +93,10 @@ export class BridgeService {
   send(input: SendInput) {
     return shownAsync(() => {
       this.refuseWhileHeld("codex_send");
+      this.refreshConfig();
+      const t = this.domain.task(input.task_id);
+      // A new turn into a directory that is gone is refused like a start; steering a running turn is not.
+      if (SETTLED_STATES.has(t.state)) requireProjectDir(this.domain.project(t.project_id));
       return this.domain.send(input);
     });
   }
@@ -198,6 +206,7 @@ export class BridgeService {
 
   /** A project named by id or alias, as the artifact tools need it: its directory and whether hard links are served. */
   project(idOrAlias: string): { cwd: string; allowHardLinks: boolean } {
+    this.refreshConfig();
     const p = resolveProject(this.domain.settings.projects, idOrAlias);
     return { cwd: p.cwd, allowHardLinks: p.allow_hard_links === true };
   }
