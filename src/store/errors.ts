@@ -40,7 +40,7 @@ export function storageCause(err: unknown): StorageCause {
 export function storageRemedy(cause: StorageCause, path: string): string {
   switch (cause) {
     case "disk_full":
-      return `Free space on the file system holding ${path} (df shows it); the bridge retries by itself and resumes once writes succeed, keeping what it has not stored yet in memory.`;
+      return `Free space on the file system holding ${path} (df shows it). A running bridge retries by itself and resumes once writes succeed, keeping what it has not stored yet in memory; one that could not start starts once there is space.`;
     case "state_corrupt":
       return `The file is damaged. Stop the bridge, keep a copy of ${path} (with its -wal file), then either restore it from a backup, recover it (sqlite3 ${path} .recover | sqlite3 recovered.sqlite3, then move recovered.sqlite3 in its place), or move it aside to start with an empty state; \`codex-bridge doctor\` checks it.`;
     case "permissions":
