@@ -26,10 +26,10 @@ export function bridgeAlerts(repo: Repo, writes: HeldWrites, runtimes: RuntimePo
   const storage = storageProblem(repo, writes);
   if (storage) out.push({ code: storage.code, message: storage.message, since: storage.since });
   for (const slot of runtimes.all()) {
-    const silence = slot.runtime.silence();
     const c = slot.runtime.current;
-    if (!silence || !c || c.unresponsiveSince === null) continue;
-    const after = slot.runtime.livenessMs.restartAfter;
+    if (!c || c.unresponsiveSince == null) continue;
+    const silence = c.silenceText();
+    const after = slot.runtime.livenessMs?.restartAfter ?? 0;
     const auto = after ? `; it is replaced by itself after ${Math.round(after / 1000)} s` : "";
     out.push({
       code: "app_server_unresponsive",

@@ -102,7 +102,7 @@ export function registerAdminTools(server: McpServer, service: BridgeService): v
     "codex_runtime",
     {
       title: "Managed app-server",
-      description: "Managed app-server status, or restart (refused while anything is active, pending, in flight or UNKNOWN; force=true kills it anyway: its tasks end connection_lost, its UNKNOWNs lost).",
+      description: "Managed app-server status or restart (refused while anything is active, pending, in flight, UNKNOWN; unless force).",
       inputSchema: inputOf({ action: z.enum(["status", "restart"]), force: z.boolean().optional() }),
       outputSchema: outputOf({ state: z.string().optional() }),
       annotations: MUTATING,
