@@ -12,8 +12,12 @@ const FORBIDDEN = [
   ["cli", []],
   ["selftest", ["cli"]],
   ["app", ["cli", "selftest"]],
-  ["mcp", ["cli", "selftest", "app", "store", "codex", "tasks", "runtime", "policy", "config"]],
-  ["service", ["cli", "selftest", "app", "mcp"]],
+  ["mcp", ["cli", "selftest", "app", "control", "store", "codex", "tasks", "runtime", "policy", "config"]],
+  // The person's control endpoint is a sibling of mcp: it reaches the domains only through the service.
+  ["control", ["cli", "selftest", "app", "mcp", "store", "codex", "tasks", "runtime", "policy", "config", "views"]],
+  // The notifier reads the bridge through the service too; it may use the config's types and the redaction.
+  ["notify", ["cli", "selftest", "app", "mcp", "control", "store", "codex", "tasks", "runtime", "views"]],
+  ["service", ["cli", "selftest", "app", "mcp", "control", "notify"]],
   ["views", ["cli", "selftest", "app", "mcp", "service"]],
   ["tasks", ["cli", "selftest", "app", "mcp", "service", "views"]],
   ["runtime", ["cli", "selftest", "app", "mcp", "service", "views", "tasks", "policy"]],

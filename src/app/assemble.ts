@@ -15,9 +15,11 @@ import { replaceProjects, taskSettings } from "../config/settings.ts";
 import { TaskDomain } from "../tasks/domain.ts";
 import { storageProblem } from "../tasks/alerts.ts";
 import { BridgeService } from "../service/bridge.ts";
+import { PersonService } from "../service/person.ts";
 import { createMcpServer, type WaitHold } from "../mcp/server.ts";
 import type { EventLog, Logger } from "../log.ts";
 import { describeStartupError, openBridgeState, type OpenedState } from "./open-state.ts";
+import { openPersonChannels } from "./person-channels.ts";
 
 export { describeStartupError } from "./open-state.ts";
 
@@ -29,6 +31,10 @@ export interface Bridge {
   store: OpenedStore;
   domain: TaskDomain;
   service: BridgeService;
+  /** The person at the machine's surface (the control endpoint's commands). */
+  person: PersonService;
+  /** Run by close() beside the app-server's stop, before the state closes: the notifier and the control endpoint say goodbye. */
+  beforeClose: (() => Promise<void>)[];
   codexBin: string | null;
   codexError?: string;
   health(): Promise<HealthReport>;
@@ -114,13 +120,12 @@ export async function assembleBridge(platform: Platform, opts: AssembleOptions, 
       });
   };
   const c = config.config;
-  const service = new BridgeService(
-    domain,
-    platform,
-    health,
-    { maxArtifactBytes: c.max_artifact_bytes, inlineArtifactBytes: c.inline_artifact_bytes, sensitivePaths: c.sensitive_paths },
-    () => void configWatch.refresh(),
-  );
+  const service = new BridgeService(domain, platform, health, {
+    maxArtifactBytes: c.max_artifact_bytes,
+    inlineArtifactBytes: c.inline_artifact_bytes,
+    sensitivePaths: c.sensitive_paths,
+  }, opts.log, () => void configWatch.refresh());
+  const beforeClose: Bridge["beforeClose"] = [];
   return {
     platform,
     config,
@@ -128,12 +133,15 @@ export async function assembleBridge(platform: Platform, opts: AssembleOptions, 
     store,
     domain,
     service,
+    person: new PersonService(domain),
+    beforeClose,
     codexBin: codex.bin,
     codexError: codex.error,
     health,
     async close() {
       domain.writes.stop();
-      await runtimes.stop(300);
+      // Side by side: a last notification gets the app-server's stop time too (a stopping bridge has under a second).
+      await Promise.all([...beforeClose.splice(0).map((hook) => hook().catch(() => {})), runtimes.stop(300)]);
       store.close();
     },
   };
@@ -149,7 +157,10 @@ function livenessOf(c: LoadedConfig["config"]["codex"]): { unresponsiveMs?: numb
 /** The bridge for a server command, or null after saying on stderr (through the logger) why it could not start. */
 export async function assembleForServe(platform: Platform, logger: Logger, opened?: OpenedState): Promise<Bridge | null> {
   try {
-    return await assembleBridge(platform, { env: process.env, cwd: process.cwd(), log: logger.log }, opened);
+    const bridge = await assembleBridge(platform, { env: process.env, cwd: process.cwd(), log: logger.log }, opened);
+    const { store, person, beforeClose } = bridge;
+    await openPersonChannels({ platform, database: store.lock?.database, notify: bridge.config.config.notify, person, beforeClose }, logger.log);
+    return bridge;
   } catch (err) {
     logger.say("error", "startup_failed", describeStartupError(err));
     return null;

@@ -29,6 +29,11 @@ export interface ListOptions {
   maxDepth?: number;
   /** Most directory entries examined in one listing, so a huge tree cannot stall the bridge. */
   maxVisited?: number;
+  /**
+   * Test seam: how the file system describes an entry. Windows junctions and mount points, and Wine's view of a
+   * Unix symlink, come back as plain directories; a test gives the same view on Linux.
+   */
+  lstat?: (abs: string) => fs.Stats;
 }
 
 export interface ListResult {
@@ -125,33 +130,35 @@ export function listFiles(root: string, opts: ListOptions): ListResult {
       if (realRel !== rel && hiddenAt(realRel)) continue;
       let lst: fs.Stats;
       try {
-        lst = fs.lstatSync(abs);
+        lst = (opts.lstat ?? fs.lstatSync)(abs);
       } catch {
         continue;
       }
+      if (!lst.isFile() && !lst.isDirectory() && !lst.isSymbolicLink()) continue;
       const kind: FileEntry["kind"] = lst.isDirectory() ? "dir" : lst.isSymbolicLink() ? "symlink" : "file";
-      let st = lst;
-      if (kind === "symlink") {
-        try {
-          const real = fs.realpathSync.native(abs);
-          if (!isInside(rootReal, real)) continue;
-          if (hiddenAt(relativeTo(rootReal, real))) continue;
-          st = fs.statSync(real);
-        } catch {
-          continue;
-        }
-      } else if (!lst.isFile() && !lst.isDirectory()) {
+      // Every entry is judged by its real path, by the same check reads make, whatever lstat said: a Windows
+      // junction or mount point (and Wine's view of a Unix symlink) looks like a plain directory, yet leads elsewhere.
+      let real: string;
+      let st: fs.Stats;
+      try {
+        real = fs.realpathSync.native(abs);
+        if (!isInside(rootReal, real)) continue;
+        if (real !== abs && hiddenAt(relativeTo(rootReal, real))) continue;
+        st = real === abs ? lst : fs.statSync(real);
+      } catch {
         continue;
       }
+      if (!st.isFile() && !st.isDirectory()) continue;
       const entry: FileEntry = { path: rel, size: st.isDirectory() ? 0 : st.size, mtime: isoSeconds(st.mtime), kind };
       if (st.isFile()) {
         const type = mime.getType(d.name);
         if (type) entry.mime = type;
       }
       if (!matches || matches(rel)) found.push(entry);
-      // Symlinked directories are not descended into: that is how loops and escapes would start.
-      if (recursive && kind === "dir" && firstWalk(lst)) {
-        if (dir.depth + 1 < maxDepth) stack.push({ abs, rel, depth: dir.depth + 1 });
+      // Symlinked directories are not descended into: that is how loops and escapes would start. A directory that
+      // only looks plain is entered by its real path (checked above), once.
+      if (recursive && kind === "dir" && st.isDirectory() && firstWalk(st)) {
+        if (dir.depth + 1 < maxDepth) stack.push({ abs: real, rel, depth: dir.depth + 1 });
         else truncated = true;
       }
     }

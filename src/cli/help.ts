@@ -18,6 +18,16 @@ Usage:
   codex-bridge service install|status|logs|start|stop|uninstall [--tunnel-profile NAME] [--tunnel-client FILE]
                        [--key-file FILE] [--lines COUNT]
                                     keep tunnel-client running with this bridge as a per-user service
+  codex-bridge projects add ID DIR [--alias NAME]… | list [--json] | remove ID
+                                    edit the config's projects in place (comments and other keys kept)
+  codex-bridge tasks [--all] [--json]
+                                    the running bridge's tasks: id, project, state, age, what each is doing now
+  codex-bridge watch [TASK]         follow tasks live, one line per message, command, file change, request, ending
+  codex-bridge pending [--json]     every request awaiting a decision, in full
+  codex-bridge approve REQUEST [--for-session]
+  codex-bridge decline REQUEST
+  codex-bridge answer REQUEST TEXT  decide as the person at the machine (the profile's approvals must allow "person")
+  codex-bridge cancel TASK          stop a task's turn
   codex-bridge demo                 run a whole supervised task against the real Codex with a built-in mock model
   codex-bridge relay-fixture [--mock-provider] [--json]
                                     prove the web-tool relay: a real Codex turn calls bridge_web_tool and uses the answer
@@ -37,9 +47,12 @@ client); diagnostics go to stderr. It exits within a second on stdin EOF, SIGTER
 Codex app-server. With --http it serves Streamable HTTP at http://HOST:PORT/mcp; HOST must be a loopback address
 unless --allow-non-loopback is given; --token-file makes it require "Authorization: Bearer <file contents>".
 Every request but initialize needs the Mcp-Session-Id it returned; a session unused for --session-idle-seconds SECONDS
-(default 600) is closed, and at most --max-sessions COUNT (default 100) are open at once (more initializes get 503).
-Over HTTP a codex_wait holds up to --max-wait-seconds SECONDS (default 55, under ChatGPT's ~60 s tool-call limit);
-over stdio it holds 25 s by default, since tunnel-client serializes every conversation's calls on the one pipe.
+(default 600) is closed, and at most --max-sessions COUNT (default 100) are open at once (at the cap a new
+initialize closes the least recently used idle session; 503 only when every session has a request in flight).
+A codex_wait never holds longer than max_wait_seconds in the config (55 unless raised, under the hosts' ~60 s
+tool-call limits; a larger timeout_seconds is shortened and the answer says so). Over HTTP it holds that long by
+default (--max-wait-seconds SECONDS sets another limit); over stdio 25 s by default, since tunnel-client serializes
+every conversation's calls on the one pipe.
 On stdio a line over 16 MiB is refused with a JSON-RPC error and discarded; the server keeps serving.
 ${LOG_FLAGS_HELP}`,
   doctor: `codex-bridge doctor [--json]
@@ -75,7 +88,7 @@ Keeps tunnel-client running as a per-user service, with this bridge as its stdio
 Linux, a launchd agent on macOS, a Task Scheduler task (started at logon) on Windows. Every path in it is absolute,
 it is restarted whenever it ends (tunnel-client ends with status 0 when the bridge does), and its output is appended
 to a log in your log directory (~/.local/state/codex-bridge, ~/Library/Logs/codex-bridge or
-%LOCALAPPDATA%\codex-bridge\logs).
+%LOCALAPPDATA%\\codex-bridge\\logs).
   install    write the definition and start it (again, when it was installed already)
   status     whether the service is installed and running, and whether the tunnel-client process runs
   logs       the last --lines COUNT lines of its log (default 50)
@@ -108,6 +121,64 @@ relay-fixture: FAIL: <reason>).
 Gives up after 120 s (mock) or 300 s and cleans up everything it created. Exit 0 on PASS, 1 on FAIL, 2 on a usage error.`,
 };
 
+const ENDPOINT_NOTE = `These commands talk to the bridge running on your state database (CODEX_BRIDGE_STATE, or the default) over its
+control endpoint: a Unix domain socket, mode 0600 in a 0700 directory beside the database (on Windows a named pipe),
+never a network port, for the bridge's own user only. With no bridge running they say so and exit 3; nothing waits
+more than 3 s to connect or 20 s for an answer. Exit status: 0 done, 1 refused by the bridge (the reason is printed),
+2 usage error, 3 no bridge reachable.`;
+
+const PERSON_COMMANDS: Record<string, string> = {
+  projects: `codex-bridge projects add ID DIR [--alias NAME]… | list [--json] | remove ID
+
+Edits the projects of the config file (CODEX_BRIDGE_CONFIG or <config dir>/codex-bridge/config.toml) in place:
+add writes a [projects.ID] table with DIR's real path (and its aliases) after the last project; remove cuts that
+table out. Comments, order and every other key stay as they are; the edit is written only when the bridge's own
+loader reads the result and finds nothing else changed, so what init and the loader refuse (a bad id, an id or
+alias in use, a missing directory, one outside allowed_roots) is refused here. list shows the projects as the bridge
+loads them (and any it would not load, with why); --json prints them as JSON. A running bridge keeps the projects it
+started with: restart it to use the change (the command says so when one runs). Exit status: 0 done, 1 refused,
+2 usage error.`,
+  tasks: `codex-bridge tasks [--all] [--json]
+
+A table of the running bridge's tasks: TASK, PROJECT, STATE, AGE (since started) and NOW (what it is doing: the
+request awaiting a decision, the command running, thinking, or how it ended). Without --all: live tasks and those that
+ended in the last hour; --all: every task (the newest 500). --json prints the rows as JSON.
+${ENDPOINT_NOTE}`,
+  watch: `codex-bridge watch [TASK]
+
+Follows tasks live until Ctrl-C: one line per finished message, command with its exit code, file change, request
+(with the command to answer it), answer (and who gave it), turn start and ending. With TASK, that task's history is
+printed first; without, every task from now on. Lines are "HH:MM:SS TASK  what happened" (local time).
+${ENDPOINT_NOTE}`,
+  pending: `codex-bridge pending [--json]
+
+Every request that awaits a decision, in full: the command, its directory, Codex's reason, questions and options,
+the decisions Codex offers, and the command that answers it. --json prints them as JSON.
+${ENDPOINT_NOTE}`,
+  approve: `codex-bridge approve REQUEST [--for-session]
+
+Approves a command, file change, permission or MCP elicitation request as the person at the machine. The answer goes
+through the same approval policy and interaction ledger as every other answer (answered_by "person at the machine"), so
+it is taken only when the task's profile sets approvals = "person" or "either". --for-session approves it for the
+rest of the session where Codex offers that.
+${ENDPOINT_NOTE}`,
+  decline: `codex-bridge decline REQUEST
+
+Declines a request (or a question) as the person at the machine; the same rules as approve.
+${ENDPOINT_NOTE}`,
+  answer: `codex-bridge answer REQUEST TEXT
+codex-bridge answer REQUEST --answer ID=TEXT [--answer ID=TEXT …]
+
+Answers Codex's question(s) as the person at the machine: one TEXT when it asks one question, else --answer per
+question id (codex-bridge pending lists them, with the options where Codex offers a choice). Same rules as approve.
+${ENDPOINT_NOTE}`,
+  cancel: `codex-bridge cancel TASK
+
+Stops a task's running turn (as codex_cancel does) as the person at the machine, and waits up to 10 s for Codex to
+confirm it.
+${ENDPOINT_NOTE}`,
+};
+
 export function commandHelp(cmd: string): string | undefined {
-  return COMMANDS[cmd];
+  return COMMANDS[cmd] ?? PERSON_COMMANDS[cmd];
 }

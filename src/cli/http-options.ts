@@ -20,12 +20,9 @@ export interface HttpOptions {
   sessionIdleMs?: number;
   /** Live sessions at most (--max-sessions). Default DEFAULT_MAX_SESSIONS. */
   maxSessions?: number;
-  /** How long one codex_wait holds, and its default (--max-wait-seconds). Default DEFAULT_HTTP_WAIT_SECONDS. */
+  /** How long one codex_wait holds, and its default (--max-wait-seconds). Default: the config's max_wait_seconds. */
   maxWaitSeconds?: number;
 }
-
-/** Under ChatGPT's ~60 s tool-call limit; HTTP requests are not serialized, so a wait may hold this long. */
-export const DEFAULT_HTTP_WAIT_SECONDS = 55;
 
 export class HttpArgError extends Error {}
 
@@ -174,7 +171,7 @@ export function checkRequest(
   if (tokenDigest) {
     const m = /^Bearer[ ]+(\S+)\s*$/i.exec(headers.authorization ?? "");
     // Compare fixed-length digests so the comparison time says nothing about the token.
-    if (!m || !timingSafeEqual(digest(m[1]), tokenDigest)) return { ok: false, status: 401, message: "Unauthorized: missing or wrong bearer token" };
+    if (!m || !timingSafeEqual(digest(m[1]), tokenDigest)) return { ok: false, status: 401, message: `Unauthorized: ${headers.authorization ? "wrong" : "missing"} bearer token: send "Authorization: Bearer <the contents of the server's --token-file>"` };
   }
   return { ok: true };
 }

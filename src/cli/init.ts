@@ -4,7 +4,7 @@ import { dirname, isAbsolute, resolve } from "node:path";
 import type { Platform } from "../../platform/types.ts";
 import { resolveConfigPath } from "../config/location.ts";
 import { starterConfig } from "../config/starter.ts";
-import { selfCommand, shellWord } from "./self-command.ts";
+import { selfArgv, selfCommand, shellWord, windowsRunLines } from "./self-command.ts";
 import { Logger } from "../log.ts";
 
 const stderr = new Logger();
@@ -65,7 +65,9 @@ export async function runInit(platform: Platform, args: string[]): Promise<numbe
       `  tunnel-client init --sample sample_mcp_stdio_local --profile codex-bridge --tunnel-id <TUNNEL_ID> \\\n` +
       `    --mcp-command "${mcpCommand}"\n\n` +
       (pointer && windows ? `Set CODEX_BRIDGE_CONFIG=${target} in the bridge's environment: it does not look there by default.\n` : "") +
-      `Then check everything with: ${windows ? "" : pointer}${selfCommand()} doctor\n`,
+      (windows
+        ? `Then check everything with:\n${windowsRunLines(selfArgv(), "doctor").map((l) => `  ${l}\n`).join("")}`
+        : `Then check everything with: ${pointer}${selfCommand()} doctor\n`),
   );
   return 0;
 }

@@ -79,6 +79,20 @@ async function main(argv: string[]): Promise<number> {
       const { runService } = await import("./autostart/command.ts");
       return runService(platform, rest);
     }
+    case "tasks":
+    case "watch":
+    case "pending":
+    case "approve":
+    case "decline":
+    case "answer":
+    case "cancel": {
+      const { runPerson } = await import("./person/commands.ts");
+      return runPerson(platform, cmd, rest);
+    }
+    case "projects": {
+      const { runProjects } = await import("./projects.ts");
+      return runProjects(platform, rest);
+    }
     case "demo": {
       const { runDemo } = await import("../selftest/demo.ts");
       return runDemo(platform, rest);
@@ -88,7 +102,7 @@ async function main(argv: string[]): Promise<number> {
       return runRelayFixture(platform, rest);
     }
     default:
-      stderr.plain(`codex-bridge: unknown command "${cmd}". Commands: serve, doctor, init, login, logout, service, demo, relay-fixture (see --help)`);
+      stderr.plain(`codex-bridge: unknown command "${cmd}". Commands: serve, doctor, init, login, logout, service, projects, tasks, watch, pending, approve, decline, answer, cancel, demo, relay-fixture (see --help)`);
       return 2;
   }
 }

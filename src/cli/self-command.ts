@@ -19,3 +19,14 @@ export function shellWord(s: string): string {
 export function selfCommand(): string {
   return selfArgv().map(shellWord).join(" ");
 }
+
+/**
+ * How a person runs this bridge with `args` at a Windows prompt. cmd.exe and PowerShell share no quoting: a command
+ * whose words need none is one line both run; otherwise one line for each (PowerShell needs `&` to run a quoted path).
+ */
+export function windowsRunLines(argv: readonly string[], args: string): string[] {
+  if (argv.every((w) => /^[A-Za-z0-9_.\\:+-]+$/.test(w))) return [`${argv.join(" ")} ${args}`];
+  const cmd = argv.map((w) => `"${w}"`).join(" ");
+  const ps = argv.map((w) => `'${w.replace(/'/g, "''")}'`).join(" ");
+  return [`${cmd} ${args}   (cmd.exe)`, `& ${ps} ${args}   (PowerShell)`];
+}

@@ -4,6 +4,7 @@
 import { connectMcp } from "../mcp/delivery.ts";
 import { DEFAULT_MAX_SESSIONS, DEFAULT_SESSION_IDLE_MS, SessionRegistry } from "../mcp/transport/http-sessions.ts";
 import { checkInboundText, errorReply, type JsonRpcErrorReply } from "../mcp/transport/jsonrpc-inbound.ts";
+import { restoreIdInResponse, sameLengthSurrogate } from "../mcp/transport/http-id-alias.ts";
 import { randomUUID } from "node:crypto";
 import { isIP } from "node:net";
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
@@ -12,7 +13,7 @@ import { StreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/
 import { isInitializeRequest } from "@modelcontextprotocol/sdk/types.js";
 import type { Platform } from "../../platform/types.ts";
 import { BUILD_INFO } from "../build-info.ts";
-import { allowedHostHeaders, checkRequest, DEFAULT_HTTP_WAIT_SECONDS, digest, HttpArgError, isLoopbackAddress, MCP_PATH, parseHttpArgs, readTokenFile, type HttpOptions } from "./http-options.ts";
+import { allowedHostHeaders, checkRequest, digest, HttpArgError, isLoopbackAddress, MCP_PATH, parseHttpArgs, readTokenFile, type HttpOptions } from "./http-options.ts";
 import { assembleForServe, mcpServerFor, type Bridge } from "../app/assemble.ts";
 import { installCrashGuard } from "./crash-guard.ts";
 import { silentLog, type EventLog, type Logger } from "../log.ts";
@@ -35,6 +36,15 @@ function sendReply(res: ServerResponse, status: number, reply: JsonRpcErrorReply
   }
   res.writeHead(status, { "content-type": "application/json", ...extra });
   res.end(JSON.stringify(reply));
+}
+
+/**
+ * The 404 for every path but the MCP endpoint, shaped as an OAuth error: an SDK client that tries OAuth after a 401
+ * (discovery, then /register) stops there and shows this sentence, which names the real problem.
+ */
+function sendNoOAuth(res: ServerResponse): void {
+  res.writeHead(404, { "content-type": "application/json" });
+  res.end(JSON.stringify({ error: "invalid_token", error_description: `codex-bridge has no OAuth; its MCP endpoint is ${MCP_PATH} and takes the --token-file token as "Authorization: Bearer <token>": the token sent is missing or wrong` }));
 }
 
 class BodyTooLarge extends Error {}
@@ -81,7 +91,9 @@ export async function startHttpServer(
   const limits = { idleMs: opts.sessionIdleMs ?? DEFAULT_SESSION_IDLE_MS, maxSessions: opts.maxSessions ?? DEFAULT_MAX_SESSIONS };
   const sessions = new SessionRegistry<Session>(limits);
   const tokenDigest = opts.token ? digest(opts.token) : null;
-  const waitSeconds = opts.maxWaitSeconds ?? DEFAULT_HTTP_WAIT_SECONDS;
+  // The flag, else the config's max_wait_seconds (55 s unless raised): HTTP calls are not serialized, so a wait may
+  // hold the whole limit.
+  const waitSeconds = opts.maxWaitSeconds ?? bridge.domain.settings.maxWaitSeconds;
   let allowedHosts = new Set<string>();
 
   const newSession = async (): Promise<StreamableHTTPServerTransport> => {
@@ -111,13 +123,23 @@ export async function startHttpServer(
   };
 
   const handle = async (req: IncomingMessage, res: ServerResponse) => {
+    // Every other path is a plain 404 before any token check: an SDK client that finds OAuth metadata (or a 401 where
+    // it looks for it: /.well-known/oauth-protected-resource, /register, ...) starts an OAuth login instead of saying
+    // that the token is wrong. This server has no OAuth; its token is static (--token-file).
+    const path = (req.url ?? "/").split("?")[0];
+    if (path !== MCP_PATH) return sendNoOAuth(res);
     const verdict = checkRequest(req.headers, allowedHosts, tokenDigest);
     if (!verdict.ok) {
       if (verdict.status === 403) say("warn", "http_refused", { status: 403, method: req.method, host: req.headers.host ?? null, origin: req.headers.origin ?? null });
-      return sendJsonError(res, verdict.status, -32000, verdict.message, verdict.status === 401 ? { "www-authenticate": 'Bearer realm="codex-bridge"' } : {});
+      if (verdict.status === 401) {
+        // A token problem is answered 403, not 401: SDK-based clients (the MCP Inspector 2.12 CLI) take every 401 as
+        // "start an OAuth login" and tell the user so, whatever the server says; with 403 they show this message.
+        // This server has no OAuth: its token is static (--token-file).
+        say("warn", "http_refused", { status: 403, method: req.method, token: req.headers.authorization ? "wrong" : "missing" });
+        return sendJsonError(res, 403, -32000, verdict.message, { "www-authenticate": 'Bearer realm="codex-bridge", error="invalid_token", error_description="missing or wrong bearer token"' });
+      }
+      return sendJsonError(res, verdict.status, -32000, verdict.message);
     }
-    const path = (req.url ?? "/").split("?")[0];
-    if (path !== MCP_PATH) return sendJsonError(res, 404, -32000, `Not found: the MCP endpoint is ${MCP_PATH}`);
 
     const sessionHeader = req.headers["mcp-session-id"];
     // An empty header is no session id.
@@ -138,6 +160,13 @@ export async function startHttpServer(
       if (!checked.ok) return sendReply(res, 400, errorReply(checked.id, checked.code, checked.message));
       body = checked.message;
       if ("id" in checked.message && "method" in checked.message) requestId = checked.message.id;
+      if (checked.alias) {
+        // An id the SDK cannot carry (1.5): it sees a same-length stand-in, the client reads its own id back.
+        const surrogate = sameLengthSurrogate(checked.alias.original);
+        body = { ...checked.message, id: surrogate };
+        requestId = checked.alias.original;
+        restoreIdInResponse(res, surrogate, checked.alias.original);
+      }
     }
 
     if (sessionId) {
@@ -147,7 +176,7 @@ export async function startHttpServer(
       return use.session.transport.handleRequest(req, res, body);
     }
     if (req.method === "POST" && isInitializeRequest(body)) {
-      const release = sessions.reserve();
+      const release = sessions.reserve((idleMs) => say("info", "http_session_evicted", { sessions: limits.maxSessions, idle_s: Math.round(idleMs / 1000) }));
       if (!release) {
         say("warn", "http_sessions_full", { sessions: limits.maxSessions });
         return sendReply(
@@ -156,8 +185,8 @@ export async function startHttpServer(
           errorReply(
             requestId,
             -32000,
-            `Server busy: ${limits.maxSessions} MCP sessions are open, the most this bridge keeps; close one (DELETE ${MCP_PATH}) ` +
-              `or retry once idle ones expire (after ${Math.round(limits.idleMs / 1000)} s unused)`,
+            `Server busy: ${limits.maxSessions} MCP sessions are open, the most this bridge keeps, and every one has a request in flight; ` +
+              `retry when one ends, or close one (DELETE ${MCP_PATH})`,
           ),
           { "retry-after": String(Math.min(60, Math.max(1, Math.ceil(limits.idleMs / 1000)))) },
         );

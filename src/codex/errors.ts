@@ -1,4 +1,5 @@
 // The errors a request to the app-server can end in: its own error, a timeout, an UNKNOWN outcome, a closed connection.
+import { SUPPORTED_RANGE } from "./protocol/verified.ts";
 import type { RpcErrorBody } from "./rpc-messages.ts";
 
 /** The app-server answered with a JSON-RPC error. */
@@ -45,7 +46,7 @@ export class CodexMissingError extends Error {}
  */
 export class UnverifiedCodexError extends Error {
   constructor(readonly version: string, readonly problem: string) {
-    super(`Codex ${version} is not a verified protocol version and its start-up check failed: ${problem}`);
+    super(`Codex ${version} is not a supported version (${SUPPORTED_RANGE}) and its start-up check failed: ${problem}`);
   }
 }
 

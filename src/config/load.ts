@@ -1,5 +1,6 @@
 // Reads config.toml, validates it and resolves every default, so the rest of the bridge
 // never sees an optional setting. Errors name the file, the key and what is allowed.
+import { resolveNotify } from "./notify-schema.ts";
 import { readFileSync, realpathSync, statSync } from "node:fs";
 import { isAbsolute, resolve } from "node:path";
 import { parse as parseToml, TomlError } from "smol-toml";
@@ -12,6 +13,7 @@ import {
   configInputSchema,
   DEFAULT_INLINE_ARTIFACT_BYTES,
   DEFAULT_MAX_ARTIFACT_BYTES,
+  DEFAULT_MAX_WAIT_SECONDS,
   DEFAULT_PROFILE_ID,
   DEFAULT_RELAY_MAX_RESULT_BYTES,
   DEFAULT_SENSITIVE_PATHS,
@@ -217,6 +219,7 @@ function resolveConfig(input: ConfigInput, opts: ParseConfigOptions): ParsedConf
     max_artifact_bytes: maxArtifact,
     inline_artifact_bytes: inline,
     sensitive_paths: sensitive,
+    max_wait_seconds: input.max_wait_seconds ?? DEFAULT_MAX_WAIT_SECONDS,
     allowed_roots: allowedRoots,
     projects,
     profiles,
@@ -229,6 +232,7 @@ function resolveConfig(input: ConfigInput, opts: ParseConfigOptions): ParsedConf
       ...(input.codex?.unresponsive_seconds !== undefined ? { unresponsive_seconds: input.codex.unresponsive_seconds } : {}),
       ...(input.codex?.unresponsive_restart_seconds !== undefined ? { unresponsive_restart_seconds: input.codex.unresponsive_restart_seconds } : {}),
     },
+    notify: resolveNotify(input.notify),
   };
   return { config, projectIssues };
 }
@@ -327,6 +331,7 @@ function allowedKeysAt(path: (string | number)[]): readonly string[] | undefined
   if (path.length === 0) return ALLOWED_KEYS.top;
   if (path.length === 1 && path[0] === "relay") return ALLOWED_KEYS.relay;
   if (path.length === 1 && path[0] === "codex") return ALLOWED_KEYS.codex;
+  if (path.length === 1 && path[0] === "notify") return ALLOWED_KEYS.notify;
   if (path.length === 2 && path[0] === "projects") return ALLOWED_KEYS.project;
   if (path.length === 2 && path[0] === "profiles") return ALLOWED_KEYS.profile;
   return undefined;

@@ -2,6 +2,7 @@
 // so an error message can name the key the user has to fix.
 import { z } from "zod";
 import { DEFAULT_SENSITIVE_PATHS as BUILTIN_SENSITIVE_PATHS } from "../artifacts/sensitive-paths.ts";
+import { notifyInputSchema, type NotifySettings } from "./notify-schema.ts";
 
 export const MIB = 1024 * 1024;
 export const DEFAULT_MAX_ARTIFACT_BYTES = 32 * MIB;
@@ -10,6 +11,8 @@ export const DEFAULT_INLINE_ARTIFACT_BYTES = 4 * MIB;
 export const DEFAULT_RELAY_MAX_RESULT_BYTES = 256 * 1024;
 export const DEFAULT_WAIT_TIMEOUT_SECONDS = 25;
 export const MAX_WAIT_TIMEOUT_SECONDS = 300;
+/** The longest one codex_wait holds unless max_wait_seconds raises it: under every known host's tool-call limit (60 s). */
+export const DEFAULT_MAX_WAIT_SECONDS = 55;
 export const DEFAULT_PROFILE_ID = "default";
 
 export const ID_PATTERN = /^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$/;
@@ -91,11 +94,13 @@ export const configInputSchema = z.strictObject({
   inline_artifact_bytes: intRange(1, MAX_MAX_ARTIFACT_BYTES, " (bytes, at most max_artifact_bytes)").optional(),
   sensitive_paths: stringList("glob patterns").optional(),
   replace_default_sensitive_paths: z.boolean({ error: "must be true or false" }).optional(),
+  max_wait_seconds: intRange(1, MAX_WAIT_TIMEOUT_SECONDS, " (seconds)").optional(),
   allowed_roots: z.array(absolutePath, { error: "must be a list of absolute directory paths" }).optional(),
   projects: table(projectInputSchema).optional(),
   profiles: table(profileInputSchema).optional(),
   relay: relayInputSchema.optional(),
   codex: codexInputSchema.optional(),
+  notify: notifyInputSchema.optional(),
 });
 
 /** Keys accepted in each kind of table, used to say what is allowed when a key is unknown. */
@@ -105,6 +110,7 @@ export const ALLOWED_KEYS = {
   profile: Object.keys(profileInputSchema.shape),
   relay: Object.keys(relayInputSchema.shape),
   codex: Object.keys(codexInputSchema.shape),
+  notify: Object.keys(notifyInputSchema.shape),
 } as const;
 
 export type ConfigInput = z.infer<typeof configInputSchema>;
@@ -147,12 +153,14 @@ export const bridgeConfigSchema = z.object({
   inline_artifact_bytes: z.number().int(),
   /** The effective list: defaults plus the user's, or only the user's when replaced. */
   sensitive_paths: z.array(z.string()),
+  max_wait_seconds: z.number().int(),
   /** Real paths; undefined = no restriction, [] = every project refused. */
   allowed_roots: z.array(z.string()).optional(),
   projects: z.record(z.string(), projectSchema),
   profiles: z.record(z.string(), profileSchema),
   relay: z.object({ enabled: z.boolean(), max_result_bytes: z.number().int() }),
   codex: z.object({ bin: z.string().optional(), unresponsive_seconds: z.number().int().optional(), unresponsive_restart_seconds: z.number().int().optional() }),
+  notify: z.custom<NotifySettings>(),
 });
 
 export type Profile = z.infer<typeof profileSchema>;

@@ -71,7 +71,7 @@ export function taskSettings(config: LoadedConfig["config"], env: Record<string,
     relay: config.relay,
     ackTimeoutMs: Number.isFinite(ack) && ack > 0 ? ack : 20_000,
     ...(Number.isFinite(ttl) && ttl > 0 ? { unknownTtlMs: ttl } : {}),
-    maxWaitSeconds: 300,
+    maxWaitSeconds: config.max_wait_seconds,
   };
 }
 

@@ -49,7 +49,7 @@ network_access = false
 # How long one codex_wait call may hold the connection (1 to 300 seconds).
 wait_timeout_seconds = 25
 # Who answers Codex's approvals and questions: "supervisor" (the model), "person" (you, on the
-# task card of an MCP Apps host such as ChatGPT) or "either".
+# task card of an MCP Apps host such as ChatGPT, or with codex-bridge approve) or "either".
 approvals = "supervisor"
 # Extra regular expressions: matching commands are treated as high risk (never approved for
 # the session) or forbidden (can only be declined).

@@ -13,8 +13,8 @@ export function serverInstructions(hold?: WaitHold): string {
   const holds = `each call holds up to ${hold ? hold.maxSeconds : 25} s`;
   return [
     "codex-bridge runs the real Codex on the user's machine. Codex does the work; you supervise.",
-    `Wait rule: after codex_start or codex_send, stay in the same response and keep calling codex_wait until the turn ends (${holds}; a one-line 'running …' answer means no news: call again). It returns early only for Codex's messages, requests, failures and the turn's end; routine progress (commands that succeed, file changes) comes with the next news. Several tasks: one codex_wait with task_ids.`,
+    `Wait rule: after codex_start or codex_send, stay in the same response and keep calling codex_wait until the turn ends (${holds}; a one-line 'running …' answer means no news: call again). It returns early only for Codex's messages, requests, failures and the turn's end (routine progress comes with the next news). Several tasks: one codex_wait with task_ids.`,
     "When codex_wait shows a request, decide and answer it (codex_respond, or codex_submit_tool_result for bridge_web_tool with what your tool really returned); decline anything risky or outside the user's scope.",
-    "When the turn ended, call codex_result and check its evidence (exit codes, file changes, Git checks) before telling the user it is done.",
+    "When the turn ended, check codex_result's evidence (exit codes, file changes, Git checks) before telling the user it is done.",
   ].join("\n");
 }

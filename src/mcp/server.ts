@@ -7,6 +7,7 @@ import { registerArtifactTools } from "./tools/artifacts.ts";
 import { registerCardTools } from "./tools/card.ts";
 import { registerTaskTools } from "./tools/tasks.ts";
 import { lazyJsonSchemaValidator } from "./lazy-validator.ts";
+import { acceptHostAddedArgs } from "./tools/host-args.ts";
 import { SERVER_NAME, serverInstructions, type WaitHold } from "./server-identity.ts";
 
 export type { WaitHold };
@@ -28,5 +29,6 @@ export function createMcpServer(deps: ServerDeps): McpServer {
   registerTaskTools(server, deps.service, deps.waitHold);
   registerArtifactTools(server, deps.service);
   registerCardTools(server, deps.service);
+  acceptHostAddedArgs(server);
   return server;
 }

@@ -2,7 +2,6 @@
 import type { Platform } from "../../platform/types.ts";
 import { AppServerClient, type InitializeInfo, type LateResponse } from "../codex/client.ts";
 import { CodexMissingError } from "../codex/errors.ts";
-import { VERIFIED_CODEX_VERSIONS } from "../codex/protocol/verified.ts";
 import type { ServerNotification, ServerRequest } from "../codex/rpc-messages.ts";
 import { silentLog, type EventLog } from "../log.ts";
 import { checkProtocol, type ProtocolStatus } from "./protocol-check.ts";
@@ -100,7 +99,7 @@ export class CodexRuntime {
         this.loadedThreads.clear();
         this.protocol = null;
         await client.start();
-        this.protocol = await checkProtocol(client, this.opts.verifiedVersions ?? VERIFIED_CODEX_VERSIONS);
+        this.protocol = await checkProtocol(client, this.opts.verifiedVersions);
         this.watch = new LivenessWatch(client, this.opts.liveness ?? {}, log, (why) => this.forceRestart(why), () => this.handlers.silence?.(client));
         this.watch.start();
         log("info", "app_server_started", { pid: client.pid, codex: this.protocol.version, verified: this.protocol.verified, relay: this.protocol.relayRefused ? "refused" : "ok" });

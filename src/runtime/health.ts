@@ -2,6 +2,7 @@
 // models. Never includes identities or secrets.
 import { statSync } from "node:fs";
 import { UnverifiedCodexError } from "../codex/errors.ts";
+import { SUPPORTED_HINT, SUPPORTED_RANGE } from "../codex/protocol/verified.ts";
 import type { Failure } from "../store/rows.ts";
 import type { CodexRuntime } from "./app-server.ts";
 import { probeHome, profileHomes, type HomeProbe, type ProfileHome } from "./home-health.ts";
@@ -22,6 +23,8 @@ export interface HealthReport {
   codex: {
     bin: string | null;
     version: string | null;
+    /** The supported range of Codex releases, oldest to newest verified ("0.147.0 to 0.171.0"). */
+    supported: string;
     /** `verified`, or `unverified: <version> (what the start-up check found)`. */
     protocol?: string;
     app_server: string;
@@ -96,7 +99,7 @@ export async function collectHealth(h: HealthInputs): Promise<HealthReport> {
   let relayDisabled: string | undefined;
   let probe: HomeProbe | null = null;
   if (!h.codexBin) {
-    checks.push({ name: "codex", ok: false, detail: h.codexError ?? "Codex not found: install @openai/codex or set CODEX_BIN" });
+    checks.push({ name: "codex", ok: false, detail: `${h.codexError ?? "Codex not found: install @openai/codex or set CODEX_BIN"} (supported: Codex ${SUPPORTED_RANGE})` });
   } else if (h.runtime) {
     try {
       const client = await h.runtime.ensure();
@@ -107,8 +110,8 @@ export async function collectHealth(h: HealthInputs): Promise<HealthReport> {
       version = p?.version ?? null;
       appServer = "initialized";
       protocol = p ? protocolLine(p) : undefined;
-      checks.push({ name: "app-server", ok: true, detail: `initialize ok, codex ${version ?? "?"}, protocol ${protocol ?? "unchecked"}` });
-      if (p && !p.verified) warnings.push(`codex ${version ?? "?"} is not a protocol version this bridge was verified against; it passed the start-up check (${p.checks.join(", ")})`);
+      checks.push({ name: "app-server", ok: true, detail: `initialize ok, codex ${version ?? "?"} (supported: ${SUPPORTED_RANGE}), protocol ${protocol ?? "unchecked"}` });
+      if (p && !p.verified) warnings.push(`codex ${version ?? "?"} is not a protocol version this bridge was verified against (supported: ${SUPPORTED_RANGE}); it passed the start-up check (${p.checks.join(", ")})`);
       if (p?.relayRefused) {
         relayDisabled = p.relayRefused;
         warnings.push(`web-tool relay disabled: ${p.relayRefused}`);
@@ -120,11 +123,12 @@ export async function collectHealth(h: HealthInputs): Promise<HealthReport> {
       checks.push(probe.modelsError ? { name: "models", ok: false, detail: probe.modelsError } : { name: "models", ok: (models ?? 0) > 0, detail: `${models} live models` });
     } catch (err) {
       appServer = err instanceof Unavailable ? "not answering" : "failed";
-      if (err instanceof Unavailable) checks.push({ name: "app-server", ok: false, detail: err.message });
-      else {
-        if (err instanceof UnverifiedCodexError) protocol = `unverified: ${err.version} (${err.problem})`;
-        checks.push({ name: "app-server", ok: false, detail: `could not start/initialize ${h.codexBin}: ${err instanceof Error ? err.message : String(err)}` });
+      if (err instanceof UnverifiedCodexError) {
+        protocol = `unverified: ${err.version} (${err.problem})`;
+        if (err.version !== "unknown") version = err.version;
       }
+      const why = err instanceof UnverifiedCodexError ? `${err.message}; ${SUPPORTED_HINT}` : err instanceof Error ? err.message : String(err);
+      checks.push({ name: "app-server", ok: false, detail: err instanceof Unavailable ? err.message : `could not start/initialize ${h.codexBin}: ${why}` });
     }
   }
   let profiles: ProfileHome[] | undefined;
@@ -142,7 +146,7 @@ export async function collectHealth(h: HealthInputs): Promise<HealthReport> {
     bridge: { version: h.build.version, fingerprint: h.build.fingerprint, target: h.build.runtimeTarget, pid: process.pid, uptime_s: Math.round((Date.now() - h.startedAt) / 1000) },
     config: { path: h.config.path, exists: h.config.exists, projects, profiles: h.config.profiles },
     sqlite: { path: h.store.path, ok: !h.store.error && !storage, ...(storage ? { problem: storage.cause } : {}) },
-    codex: { bin: h.codexBin, version, ...(protocol ? { protocol } : {}), app_server: appServer, pid, login, models, ...(relayDisabled ? { relay_disabled: relayDisabled } : {}) },
+    codex: { bin: h.codexBin, version, supported: SUPPORTED_RANGE, ...(protocol ? { protocol } : {}), app_server: appServer, pid, login, models, ...(relayDisabled ? { relay_disabled: relayDisabled } : {}) },
     ...(profiles ? { profiles } : {}),
     checks,
     ...(lastFailure ? { last_failure: lastFailure } : {}),

@@ -6,6 +6,7 @@ import type { AppServerClient } from "../codex/client.ts";
 import { RpcError, UnverifiedCodexError } from "../codex/errors.ts";
 import { modelList } from "../codex/protocol/model.ts";
 import { threadStart } from "../codex/protocol/thread.ts";
+import { rangePosition, SUPPORTED_CODEX } from "../codex/protocol/verified.ts";
 
 export interface ProtocolStatus {
   /** From the app-server's userAgent; null when it does not say. */
@@ -31,20 +32,29 @@ export function codexVersion(client: AppServerClient): string | null {
 
 const message = (err: unknown) => (err instanceof Error ? err.message : String(err));
 
-export async function checkProtocol(client: AppServerClient, verifiedVersions: readonly string[], timeoutMs = 10_000): Promise<ProtocolStatus> {
+/**
+ * `verifiedVersions` lists the versions trusted without the start-up check; without it, every release in the
+ * supported range is. A stable release older than the range is refused before anything else is asked.
+ */
+export async function checkProtocol(client: AppServerClient, verifiedVersions?: readonly string[], timeoutMs = 10_000): Promise<ProtocolStatus> {
   const version = codexVersion(client);
-  if (version && verifiedVersions.includes(version)) return { version, verified: true, checks: [], relayRefused: null };
+  const position = version ? rangePosition(version) : "unknown";
+  const trusted = version !== null && (verifiedVersions ? verifiedVersions.includes(version) : position === "inside");
+  if (trusted) return { version, verified: true, checks: [], relayRefused: null };
   const shown = version ?? "unknown";
   const checks: string[] = [];
+  if (position === "older") throw new UnverifiedCodexError(shown, `older than the oldest supported version ${SUPPORTED_CODEX.oldest}`);
   if (!client.initializeInfo?.userAgent) throw new UnverifiedCodexError(shown, "initialize answered without a userAgent");
   checks.push("initialize ok");
   try {
     const page = await modelList(client, { includeHidden: false });
     const models = Array.isArray(page.data) ? page.data.filter((m) => typeof m.model === "string" || typeof m.id === "string") : null;
     if (!models || models.length === 0) throw new Error("no models in the answer");
-    checks.push(`model/list ok (${models.length})`);
+    // No count here: the health report counts the live models once, in its own check.
+    checks.push("model/list ok");
   } catch (err) {
-    throw new UnverifiedCodexError(shown, `model/list: ${message(err)}`);
+    const said = message(err);
+    throw new UnverifiedCodexError(shown, said.startsWith("model/list") ? said : `model/list: ${said}`);
   }
   let relayRefused: string | null = null;
   try {

@@ -162,6 +162,7 @@ async function supervise(platform: Platform, env: Record<string, string | undefi
 
   tr.note("The turn is over: read the final answer with the evidence the bridge recorded and checked itself.");
   const result = structured("codex_result", await tr.call("codex_result", { task_id: task.task_id }), ResultSchema);
+  await checkWrite(platform, h, result);
 
   tr.note(`Fetch the file Codex wrote, as an artifact.`);
   const artifactCall = await tr.call("codex_artifact", { project_id: "demo", path: REPORT });
@@ -171,6 +172,38 @@ async function supervise(platform: Platform, env: Record<string, string | undefi
 
   check(seen, result, content);
   return tr;
+}
+
+/**
+ * The command that writes the report ran under Codex's sandbox; when it failed, say whether the sandbox itself can run
+ * anything on this machine (Codex's own `codex sandbox -- true`), because Codex was found and ran: reinstalling it is
+ * not the way out.
+ */
+async function checkWrite(platform: Platform, h: Harness, result: ResultView): Promise<void> {
+  const write = result.evidence?.commands?.find((c) => c.command.includes(REPORT));
+  if (!write || write.exit_code === 0) return;
+  const said = `Codex ran the command that writes ${REPORT}, and it exited ${String(write.exit_code ?? write.status)}`;
+  const probe = await sandboxProbe(platform, h.env);
+  if (probe === null) throw new Error(`${said}. Codex's sandbox runs \`true\` on this machine, so the command itself failed.`);
+  throw new Error(
+    `${said}: Codex's sandbox cannot run commands on this machine (\`codex sandbox -- true\`: ${probe}). Codex itself was found ` +
+      `and works. Run the bridge where the sandbox works (Linux with user namespaces, macOS), or give a profile ` +
+      `sandbox_type = "danger-full-access" where commands may run unconfined.`,
+  );
+}
+
+/** null when Codex's sandbox runs `true`; else the first words of why not. */
+async function sandboxProbe(platform: Platform, env: Record<string, string | undefined>): Promise<string | null> {
+  const defined: Record<string, string> = {};
+  for (const [k, v] of Object.entries(env)) if (v !== undefined) defined[k] = v;
+  const child = platform.spawn(defined.CODEX_BIN ?? "codex", ["sandbox", "--", "true"], { cwd: process.cwd(), env: defined });
+  child.endStdin();
+  let err = "";
+  child.onStderr((c) => (err += c));
+  child.onStdout(() => {});
+  const exit = await child.exited;
+  if (exit.code === 0) return null;
+  return err.trim().split("\n")[0]?.slice(0, 200) || `exit ${String(exit.code ?? exit.signal)}`;
 }
 
 /** The demo fails loudly when any step it promises did not really happen. */
@@ -213,7 +246,7 @@ export async function runDemo(platform: Platform, args: string[]): Promise<numbe
   } catch (err) {
     await cleanup();
     scratch.remove();
-    const why = err instanceof DeadlineError ? err.message : withCodexHint(errorText(err));
+    const why = err instanceof DeadlineError ? err.message : withCodexHint(err);
     process.stderr.write(`\ndemo FAILED after ${Math.round((Date.now() - started) / 100) / 10} s: ${why}\n`);
     return 1;
   }

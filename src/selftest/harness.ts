@@ -30,6 +30,8 @@ export interface HarnessOptions {
   /** Set in the bridge's own environment after the isolated one is built (what its Codex children may inherit). */
   bridgeEnv?: Record<string, string>;
   log?: EventLog;
+  /** The harness client declares the MCP Apps extension, as a host that shows the task card does. */
+  viewHost?: boolean;
 }
 
 export interface Harness {
@@ -44,12 +46,15 @@ export interface Harness {
   close(): Promise<void>;
 }
 
+/** No Codex executable could be found: the one failure where installing or pointing at Codex is the way out. */
+export class CodexNotFoundError extends Error {}
+
 export function findCodexForHarness(env: Record<string, string | undefined>): string {
   const r = locateCodex({ env, platform: hostPlatform() });
   if (!("error" in r)) return r.path;
   const bundled = findBundledCodex(process.cwd());
   if (bundled) return bundled;
-  throw new Error(`${r.error}`);
+  throw new CodexNotFoundError(r.error);
 }
 
 async function git(platform: Platform, cwd: string, args: string[]): Promise<void> {
@@ -111,7 +116,8 @@ export async function startHarness(platform: Platform, opts: HarnessOptions): Pr
     const server = mcpServerFor(bridge);
     const [clientSide, serverSide] = InMemoryTransport.createLinkedPair();
     await connectMcp(server, serverSide);
-    const client = new Client({ name: "codex-bridge-harness", version: "1" });
+    const capabilities = opts.viewHost ? { extensions: { "io.modelcontextprotocol/ui": { mimeTypes: ["text/html;profile=mcp-app"] } } } : {};
+    const client = new Client({ name: "codex-bridge-harness", version: "1" }, { capabilities });
     await client.connect(clientSide);
     const b = bridge;
     const p = provider;

@@ -193,7 +193,7 @@ export async function runRelayFixture(platform: Platform, args: string[]): Promi
     await withDeadline(limit, "the relay fixture", () => runFixture(platform, scratch.env, mock, marker, started + limit, report, adopt), cleanup);
     report.ok = true;
   } catch (err) {
-    report.reason = err instanceof FixtureFailure || err instanceof DeadlineError ? err.message : withCodexHint(errorText(err));
+    report.reason = err instanceof FixtureFailure || err instanceof DeadlineError ? err.message : withCodexHint(err);
   } finally {
     await cleanup();
     scratch.remove();

@@ -5,6 +5,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { z } from "zod";
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
+import { CodexNotFoundError } from "./harness.ts";
 
 /** Checks every argument against the flags a command accepts; returns the set given, or a message naming the offender. */
 export function parseFlags(command: string, args: string[], accepted: readonly string[]): { flags: Set<string> } | { error: string } {
@@ -130,9 +131,13 @@ export function errorText(err: unknown): string {
   return err instanceof Error ? err.message : String(err);
 }
 
-/** Adds the way out when the failure is that no Codex executable was found. */
-export function withCodexHint(message: string): string {
-  if (!/codex/i.test(message) || !/not found|does not exist|missing|ENOENT/i.test(message)) return message;
+/**
+ * Adds the way out when, and only when, the failure is that no Codex executable was found (a message that merely
+ * mentions codex_artifact and "does not exist" is no reason to reinstall Codex).
+ */
+export function withCodexHint(err: unknown): string {
+  const message = errorText(err);
+  if (!(err instanceof CodexNotFoundError)) return message;
   return `${message}\nTo fix: run \`npm ci\` in the codex-bridge checkout (it installs the pinned Codex), or set CODEX_BIN to the absolute path of the native codex executable.`;
 }
 

@@ -9,6 +9,9 @@ import { modelPage, type ModelPage } from "../runtime/model-catalog.ts";
 import { listThreads, readThread, type ThreadListInput } from "../runtime/threads.ts";
 import { redactText, redactValue } from "../policy/redact.ts";
 import { SETTLED_STATES, type TaskRow } from "../store/rows.ts";
+import { CardKeys } from "../tasks/card-keys.ts";
+import { silentLog, type EventLog } from "../log.ts";
+import { bridgeAlerts } from "../tasks/alerts.ts";
 import { checkpoint, type CheckpointAnswer, type CheckpointInput } from "../tasks/checkpoint.ts";
 import type { ToolResultInput } from "../tasks/ledger.ts";
 import type { SendInput, StartInput, TaskDomain } from "../tasks/domain.ts";
@@ -52,12 +55,14 @@ export interface RuntimeStatus {
 
 export class BridgeService {
   private readonly waitGuard = new WaitGuard();
+  private readonly cardKeys = new CardKeys();
 
   constructor(
     private readonly domain: TaskDomain,
     private readonly platform: Platform,
     private readonly healthReport: () => Promise<HealthReport>,
     readonly artifactSettings: ArtifactSettings,
+    private readonly log: EventLog = silentLog,
     /** Reads the config file again if it changed (projects added or removed apply at once). */
     private readonly refreshConfig: () => void = () => {},
   ) {}
@@ -104,7 +109,7 @@ export class BridgeService {
   /** New work is refused while the app-server's events cannot be stored: it would be neither recorded nor read. */
   private refuseWhileHeld(tool: string): void {
     if (!this.domain.writes.size) return;
-    const why = this.domain.alerts()[0];
+    const why = bridgeAlerts(this.domain)[0];
     throw new BridgeError(`${tool} refused: the state database refuses writes${why ? ` (${why.code}): ${why.message}` : ""}`);
   }
 
@@ -112,9 +117,32 @@ export class BridgeService {
     return shownAsync(() => this.domain.respond(input));
   }
 
-  /** The person's answer from the task card; the profile's `approvals` setting decides whether it is taken. */
-  answerFromCard(input: RespondInput) {
-    return shownAsync(() => this.domain.respond(input, "person"));
+  /** The task card's key for one task: only ever handed to a view (never in what a model reads). */
+  cardKey(taskId: string): string {
+    return this.cardKeys.keyFor(taskId);
+  }
+
+  /**
+   * The person's answer from the task card. It counts as the person's only with the task's card key (which only the
+   * card's view receives) while the task is live; anything else is refused, logged, and nothing is answered. Then the
+   * profile's `approvals` setting decides whether the person may answer.
+   */
+  answerFromCard(input: RespondInput & { card_key?: string }) {
+    return shownAsync(async () => {
+      const { card_key: key, ...answer } = input;
+      const task = this.domain.task(answer.task_id);
+      const why = !this.cardKeys.matches(task.id, key) ? (key === undefined ? "no_key" : "wrong_key") : SETTLED_STATES.has(task.state) ? "settled" : null;
+      if (why) {
+        this.log("warn", "person_answer_refused", { task: task.id, request: answer.request_id, reason: why });
+        throw new BridgeError(
+          why === "settled"
+            ? `${task.id} is ${task.state}: its card key has expired with it. Nothing was answered`
+            : `${answer.request_id}: an answer as the person needs the task card's key, which only the card a person sees holds (card_key). Nothing was answered; the person decides on the card`,
+          "card_key",
+        );
+      }
+      return this.domain.respond(answer, "person");
+    });
   }
 
   /** The task card's snapshot (app-only: what the person sees, never what the model reads). */
@@ -214,7 +242,7 @@ export class BridgeService {
 
 // Everything the service hands out is redacted, whatever its source: stored rows (already redacted on write), live
 // app-server data (thread previews, the stderr tail of a dead app-server), and error messages that echo an input.
-function shown<T>(fn: () => T): T {
+export function shown<T>(fn: () => T): T {
   try {
     return redactValue(fn()) as T;
   } catch (err) {
@@ -222,7 +250,7 @@ function shown<T>(fn: () => T): T {
   }
 }
 
-async function shownAsync<T>(fn: () => Promise<T>): Promise<T> {
+export async function shownAsync<T>(fn: () => Promise<T>): Promise<T> {
   try {
     return redactValue(await fn()) as T;
   } catch (err) {

@@ -120,7 +120,7 @@ export interface InteractionRow {
   params: Record<string, unknown>;
   response: unknown;
   response_hash: string | null;
-  /** Who gave the answer: "supervisor" (the model's tool call) or "person" (the task card); null while unanswered. */
+  /** Who gave the answer, as proven (policy/answerer.ts ANSWERED_BY); null while unanswered. */
   answered_by: string | null;
   note: string | null;
   created_at: string;

@@ -21,7 +21,8 @@ export function storageProblem(repo: Repo, writes: HeldWrites): (BridgeAlert & {
   return { code: why.cause, cause: why.cause, since: why.since, held, message: `${why.message}${pause}` };
 }
 
-export function bridgeAlerts(repo: Repo, writes: HeldWrites, runtimes: RuntimePool): BridgeAlert[] {
+/** Bridge-wide conditions every task is subject to now (a full disk, a silent app-server), with what to do. */
+export function bridgeAlerts({ repo, writes, runtimes }: { repo: Repo; writes: HeldWrites; runtimes: RuntimePool }): BridgeAlert[] {
   const out: BridgeAlert[] = [];
   const storage = storageProblem(repo, writes);
   if (storage) out.push({ code: storage.code, message: storage.message, since: storage.since });

@@ -20,7 +20,6 @@ import { DEFAULT_PROFILE, resolveProject, type ProfileSpec, type ProjectSpec, ty
 import { newId, type TaskContext } from "./context.ts";
 import { EventIntake } from "./intake.ts";
 import { HeldWrites, pauseReadingWhileHeld } from "./held-writes.ts";
-import { bridgeAlerts, type BridgeAlert } from "./alerts.ts";
 import { failure, startFailure } from "./failure.ts";
 import { silentLog, type EventLog } from "../log.ts";
 import { InteractionLedger, type ToolResultInput } from "./ledger.ts";
@@ -373,9 +372,9 @@ export class TaskDomain {
     return this.events.addWaiter(taskId, fn);
   }
 
-  /** Bridge-wide conditions every task is subject to now (a full disk, a silent app-server), with what to do. */
-  alerts(): BridgeAlert[] {
-    return bridgeAlerts(this.repo, this.writes, this.runtimes);
+  /** fn(taskId) after anything of any task was stored; followers must not block (they run on the intake path). */
+  followAll(fn: (taskId: string) => void): () => void {
+    return this.events.addAnyWaiter(fn);
   }
 
   activeCounts(): { active: number; pending: number; unknown: number } {

@@ -23,6 +23,8 @@ interface LiveTask {
 export class TaskEvents {
   private readonly live = new Map<string, LiveTask>();
   private readonly waiters = new Map<string, Set<() => void>>();
+  // Followers of every task (the person's watch, the notifier): told which task changed, after it was stored.
+  private readonly everyTask = new Set<(taskId: string) => void>();
 
   constructor(
     private readonly repo: Repo,
@@ -107,8 +109,15 @@ export class TaskEvents {
     for (const set of [...this.waiters.values()]) for (const fn of [...set]) fn();
   }
 
+  /** Calls fn with a task's id whenever something of that task was stored; returns the way to stop. */
+  addAnyWaiter(fn: (taskId: string) => void): () => void {
+    this.everyTask.add(fn);
+    return () => this.everyTask.delete(fn);
+  }
+
   wake(taskId: string): void {
     for (const fn of [...(this.waiters.get(taskId) ?? [])]) fn();
+    for (const fn of [...this.everyTask]) fn(taskId);
   }
 
   /** Resolves true once the task is settled, false after ms. */

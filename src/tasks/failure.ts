@@ -1,6 +1,7 @@
 // Why a turn or a start failed, as a stable code a supervisor or a script can branch on, one plain sentence saying
 // what to do, and whether trying again unchanged can help. Derived from Codex's codexErrorInfo, the HTTP status it
 // carries, the error text as a last resort, and the bridge's own state (a cancel it sent, a child that died).
+import { SUPPORTED_HINT, SUPPORTED_RANGE } from "../codex/protocol/verified.ts";
 import { CodexMissingError, ConnectionClosedError, RequestTimeoutError, RpcError, UnverifiedCodexError } from "../codex/errors.ts";
 import { CODEX_ERROR_HTTP_VARIANTS, type CODEX_ERROR_VARIANTS } from "../codex/protocol/turn.ts";
 import { redactText } from "../policy/redact.ts";
@@ -23,7 +24,7 @@ const CATALOG: Record<FailureCode, { sentence: string; retryable: boolean }> = {
   sandbox_denied: { sentence: "Codex's sandbox refused or could not run what the turn needed; check the profile's sandbox_type and the machine's sandbox support.", retryable: false },
   codex_missing: { sentence: "Codex was not found: install @openai/codex or set CODEX_BIN to the native codex executable, then restart the bridge.", retryable: false },
   codex_unverified_version: {
-    sentence: "This Codex version is not one the bridge was verified against and it failed the start-up protocol check; install a verified version (codex_health names it).",
+    sentence: `This Codex version is outside the supported range ${SUPPORTED_RANGE}, or failed the start-up protocol check; ${SUPPORTED_HINT}.`,
     retryable: false,
   },
   app_server_crashed: { sentence: "The Codex app-server stopped during the turn; codex_send starts a recovery turn on the same thread.", retryable: true },
@@ -66,6 +67,10 @@ const CONTEXT_RE = /context (window|length)|context_length_exceeded|maximum cont
 const MODEL_RE = /\bmodel\b.*(not (exist|found|available|supported)|does not exist|no access)|model_not_found/i;
 const CONNECT_RE = /\b(connection (failed|refused|reset)|connect(ion)? error|network|dns|resolve|unreachable|timed? ?out)\b/i;
 const DROPPED_RE = /stream (disconnected|closed)|connection (reset|closed)|unexpected eof/i;
+// Codex 0.147.0 to 0.155.1 give no structured status for a rejected request: only "unexpected status 401 …" or
+// "last status: 429 …" in the message.
+const STATUS_IN_TEXT_RE = /\b(?:unexpected status|last status:?|status code:?|http status:?)\s*([1-5]\d\d)\b/i;
+const NOT_SENT_RE = /error sending request for url/i;
 const NO_LOGIN_RE = /missing environment variable|not logged in|login required|no (auth|credentials)|OPENAI_API_KEY/i;
 
 const isHttpVariant = (v: string | undefined): boolean => (CODEX_ERROR_HTTP_VARIANTS as readonly string[]).includes(v ?? "");
@@ -96,6 +101,10 @@ export function classifyTurnError(message: string, info: unknown, details?: stri
       return failure(CONNECT_RE.test(text) ? "provider_unreachable" : "provider_error");
     }
   }
+  // Codex 0.147 gives up on a refused connection with "stream disconnected …: error sending request for url" and "other".
+  if (NOT_SENT_RE.test(text)) return failure("provider_unreachable");
+  const said = STATUS_IN_TEXT_RE.exec(text);
+  if (said) return failure(byStatus(Number(said[1]), text));
   if (NO_LOGIN_RE.test(text)) return failure("auth_required");
   if (CONTEXT_RE.test(text)) return failure("context_window_exceeded");
   if (QUOTA_RE.test(text)) return failure("quota_exceeded");
@@ -120,7 +129,7 @@ export function isUnreachableReport(info: unknown, message: string, details?: st
 export function startFailure(err: unknown): Failure {
   if (err instanceof CodexMissingError) return failure("codex_missing");
   if (err instanceof UnverifiedCodexError) {
-    return failure("codex_unverified_version", `Codex ${err.version} is not a version the bridge was verified against and its start-up check failed (${redactText(err.problem)}); install a verified version (codex_health names it).`);
+    return failure("codex_unverified_version", `Codex ${err.version} is not supported: ${redactText(err.problem)}; ${SUPPORTED_HINT}.`);
   }
   if (err instanceof ConnectionClosedError || err instanceof RequestTimeoutError) {
     return failure("app_server_crashed", "The Codex app-server stopped or did not answer while the task was starting; codex_health shows its state, then codex_send (or a new codex_start) tries again.");

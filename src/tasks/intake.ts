@@ -86,7 +86,7 @@ export class EventIntake {
     const params = (r.params ?? {}) as Record<string, unknown>;
     const threadId = typeof params.threadId === "string" ? params.threadId : null;
     const taskId = threadId ? this.ctx.threadTask.get(threadId) : undefined;
-    const kind = REQUEST_KINDS[r.method] ?? "unknown";
+    const kind = REQUEST_KINDS[r.method];
     if (!taskId) {
       // Not a thread this bridge supervises: refuse rather than leave Codex hanging.
       void client.respondError(r.id, -32603, "codex-bridge has no task for this thread").catch(() => {});
@@ -95,6 +95,15 @@ export class EventIntake {
     if (r.method === DYNAMIC_TOOL_CALL && !this.acceptToolCall(client, r, taskId, params)) return;
     if (UNSUPPORTED_REQUESTS.has(r.method)) {
       void client.respondError(r.id, -32601, "not supported by codex-bridge").catch(() => {});
+      return;
+    }
+    if (!kind) {
+      // A request this bridge does not know (another Codex version's, e.g. currentTime/read of 0.147-0.159): held, it
+      // would stall the turn on a question no supervisor can answer. Refused at once, and said where a supervisor looks.
+      void client.respondError(r.id, -32601, `${r.method} is not supported by codex-bridge`).catch(() => {});
+      this.ctx.log("warn", "server_request_refused", { task: taskId, method: r.method });
+      const warning = { turn_id: typeof params.turnId === "string" ? params.turnId : null, kind: "warning", data: { message: `Codex sent the server request ${r.method}, which codex-bridge does not know; it was answered at once with a JSON-RPC error (method not supported) instead of being held` } };
+      this.ctx.writes.run("warning", () => this.ctx.events.appendNow(taskId, [warning]));
       return;
     }
     const record = (): void => this.ledger.record({

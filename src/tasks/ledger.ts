@@ -4,7 +4,7 @@ import { createHash } from "node:crypto";
 import type { AppServerClient } from "../codex/client.ts";
 import type { RpcId } from "../codex/rpc-messages.ts";
 import { BridgeError } from "../bridge-error.ts";
-import { checkAnswerer, type Answerer } from "../policy/answerer.ts";
+import { ANSWERED_BY, checkAnswerer, type Answerer } from "../policy/answerer.ts";
 import { buildResponse, type RespondInput } from "../policy/decisions.ts";
 import { redactValue } from "../policy/redact.ts";
 import type { InteractionKind, InteractionRow, TaskRow } from "../store/rows.ts";
@@ -112,7 +112,7 @@ export class InteractionLedger {
       throw new BridgeError(`request ${i.id} is stale: the app-server connection that asked it is gone. Nothing was sent`, "request_id");
     }
     // Recorded as uncertain before the write: a crash mid-send must never lead to a second send.
-    repo.updateInteraction(i.id, { state: "uncertain", response: stored ?? response, response_hash: hash, answered_by: by, note: "sending" });
+    repo.updateInteraction(i.id, { state: "uncertain", response: stored ?? response, response_hash: hash, answered_by: ANSWERED_BY[by], note: "sending" });
     try {
       await client.respond(i.rpc_id, response);
     } catch (err) {

@@ -1,6 +1,6 @@
 // codex_status as the domain answers it: one task with its open requests and context evidence, or the recent list.
 import type { TaskRow } from "../store/rows.ts";
-import type { BridgeAlert } from "../tasks/alerts.ts";
+import { bridgeAlerts, type BridgeAlert } from "../tasks/alerts.ts";
 import type { TaskDomain } from "../tasks/domain.ts";
 import { unknownView, type UnknownView } from "./unknown-view.ts";
 import { requestDetail, type RequestDetail } from "./request-detail.ts";
@@ -26,7 +26,7 @@ export async function taskStatus(domain: TaskDomain, taskId: string): Promise<Ta
   const task = domain.task(taskId);
   const pending = domain.repo.interactions(task.id, ["pending"]).map((i) => requestDetail(i));
   const unknown = unknownView(task, checked);
-  const alerts = domain.alerts();
+  const alerts = bridgeAlerts(domain);
   return { task, pending, context: domain.repo.context(task.id), ...(unknown ? { unknown } : {}), ...(alerts.length ? { alerts } : {}) };
 }
 

@@ -235,7 +235,7 @@ export function buildDelta(view: WaitView, taskId: string, o: DeltaOptions): { d
   const next: string[] = [];
   const person = personDecides(view.profile(t.profile_id).approvals);
   for (const i of pendingAll) {
-    next.push(i.kind === "tool" ? `codex_submit_tool_result ${i.id}` : person ? `${i.id} awaits the person's decision on the task card (do not answer it)` : `codex_respond ${i.id}`);
+    next.push(i.kind === "tool" ? `codex_submit_tool_result ${i.id}` : person ? `${i.id} awaits the person's decision on the task card or at the machine (do not answer it)` : `codex_respond ${i.id}`);
   }
   if (t.state === "completed" || t.state === "failed" || t.state === "interrupted") next.push("codex_result");
   else if (t.state === "connection_lost") next.push("codex_send to start a recovery turn, or codex_result for what was kept");

@@ -5,7 +5,7 @@ import { BridgeError } from "../bridge-error.ts";
 import type { EventRow } from "../store/rows.ts";
 import { SETTLED_STATES } from "../store/rows.ts";
 import { personDecides } from "../policy/answerer.ts";
-import type { BridgeAlert } from "../tasks/alerts.ts";
+import { bridgeAlerts, type BridgeAlert } from "../tasks/alerts.ts";
 import type { TaskDomain } from "../tasks/domain.ts";
 import { activity, activityLine } from "./activity.ts";
 import { buildDelta, isNews, isRoutine, MAX_EVENTS_PER_WAIT, ROUTINE_BATCH, type TaskDelta, type WaitMode } from "./wait-delta.ts";
@@ -43,6 +43,8 @@ export interface WaitAnswer {
   tasks: TaskDelta[];
   /** Conditions of the whole bridge (a full disk, a silent app-server) with what to do; absent when there are none. */
   alerts?: BridgeAlert[];
+  /** Set when the asked timeout_seconds was above the limit: the one sentence saying it was shortened. */
+  clamped?: string;
 }
 
 interface Watched {
@@ -71,10 +73,19 @@ function selectTasks(domain: TaskDomain, input: WaitInput, connectionKey: string
   return followed;
 }
 
-function holdSeconds(domain: TaskDomain, ids: string[], input: WaitInput, ctx: WaitContext): number {
-  const max = Math.min(ctx.hold?.maxSeconds ?? domain.settings.maxWaitSeconds, domain.settings.maxWaitSeconds);
+/**
+ * How long this wait may hold: what was asked (else the transport's or the profiles' default), never above the limit
+ * (the transport's, else max_wait_seconds: 55 s by default, under the hosts' ~60 s tool-call limits). A larger ask is
+ * shortened and said so.
+ */
+function holdSeconds(domain: TaskDomain, ids: string[], input: WaitInput, ctx: WaitContext): { seconds: number; clamped?: string } {
+  const max = ctx.hold?.maxSeconds ?? domain.settings.maxWaitSeconds;
   const byProfile = Math.min(...ids.map((id) => domain.profile(domain.repo.task(id)!.profile_id).wait_timeout_seconds));
-  return Math.min(input.timeout_seconds ?? ctx.hold?.defaultSeconds ?? byProfile, max);
+  const asked = input.timeout_seconds;
+  if (asked !== undefined && asked > max) {
+    return { seconds: max, clamped: `timeout_seconds ${asked} is above this bridge's ${max} s limit (MCP hosts end a tool call at about 60 s); held ${max} s` };
+  }
+  return { seconds: Math.min(asked ?? ctx.hold?.defaultSeconds ?? byProfile, max) };
 }
 
 /** Where each task's reading starts; a cursor from before a managed app-server restart is lost and re-anchored. */
@@ -137,14 +148,15 @@ export async function waitForTasks(domain: TaskDomain, guard: WaitGuard, input: 
   const mode = input.mode ?? "auto";
   const multi = input.task_id === undefined;
   const ids = selectTasks(domain, input, ctx.connectionKey);
-  const timeoutS = holdSeconds(domain, ids, input, ctx);
+  const hold = holdSeconds(domain, ids, input, ctx);
+  const timeoutS = hold.seconds;
   const watched = startingPoints(domain, ids, input, ctx.connectionKey);
   const release = guard.claim(ctx.connectionKey, watched.filter((w) => !w.explicit).map((w) => w.id));
   try {
     const started = Date.now();
     // While a condition of the whole bridge lasts (the disk full, the app-server silent) no task moves until it is dealt
     // with: a wait says it within a few seconds rather than hold for its whole timeout, and returns when it changes.
-    const alertsAtStart = alertKey(domain.alerts());
+    const alertsAtStart = alertKey(bridgeAlerts(domain));
     const deadline = started + Math.min(timeoutS * 1000, alertsAtStart ? ALERT_HOLD_MS : Infinity);
     let timedOut = false;
     let lingered = false;
@@ -153,7 +165,7 @@ export async function waitForTasks(domain: TaskDomain, guard: WaitGuard, input: 
     for (;;) {
       for (const w of watched) look(domain, w, mode, multi);
       if (watched.every((w) => w.done)) break;
-      if (alertKey(domain.alerts()) !== alertsAtStart) break;
+      if (alertKey(bridgeAlerts(domain)) !== alertsAtStart) break;
       if (watched.some((w) => w.news)) {
         // Tasks that report at the same moment (a phase ending everywhere) are answered together, not one per call.
         if (!multi || lingered || watched.every((w) => w.news || w.done)) break;
@@ -188,7 +200,8 @@ export async function waitForTasks(domain: TaskDomain, guard: WaitGuard, input: 
         }
       }
     }
-    return answer(domain, watched, { mode, multi, timedOut, connectionKey: ctx.connectionKey, commitWhenDelivered: ctx.commitWhenDelivered });
+    const a = answer(domain, watched, { mode, multi, timedOut, connectionKey: ctx.connectionKey, commitWhenDelivered: ctx.commitWhenDelivered });
+    return hold.clamped ? { ...a, clamped: hold.clamped } : a;
   } finally {
     release();
   }
@@ -218,7 +231,7 @@ function answer(
     if (o.commitWhenDelivered) o.commitWhenDelivered(commit);
     else commit();
   }
-  const alerts = domain.alerts();
+  const alerts = bridgeAlerts(domain);
   return { multi: o.multi, tasks, ...(alerts.length ? { alerts } : {}) };
 }
 

@@ -123,3 +123,25 @@ describe("a symlink to the project root or an ancestor inside it", () => {
     expect(new Set(r.entries.map((e) => e.path)).size).toBe(r.entries.length);
   });
 });
+
+describe("links that the file system reports as plain directories and files", () => {
+  // Windows junctions and mount points, and Wine's view of a Unix symlink, look like plain directories to lstat: a
+  // stat that follows links gives the same view here. The listing must judge each entry by its real path, as reads do.
+  const linksLookPlain = (p: string): fs.Stats => fs.statSync(p);
+
+  it("a recursive listing neither lists nor enters anything whose real path is outside the project", () => {
+    const r = listFiles(root, { recursive: true, sensitive, lstat: linksLookPlain });
+    const paths = r.entries.map((e) => e.path);
+    expect(paths.filter((p) => p.startsWith("etc-link"))).toEqual([]);
+    expect(paths).not.toContain("escape.txt");
+    expect(paths).not.toContain("key-link");
+    expect(paths).toEqual(expect.arrayContaining(["a/b/c/deep.txt", "a/one.md", "inside-link.md"]));
+    expect(() => listFiles(root, { path: "etc-link", sensitive, lstat: linksLookPlain })).toThrow(/outside the project/);
+  });
+
+  it("a directory link inside the project is walked once, by its real path", () => {
+    const r = listFiles(root, { recursive: true, sensitive, lstat: linksLookPlain, maxDepth: 64 });
+    expect(r.truncated).toBeUndefined();
+    expect(r.entries.map((e) => e.path).filter((p) => p.startsWith("a/self/"))).toEqual([]);
+  });
+});

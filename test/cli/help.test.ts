@@ -5,7 +5,7 @@ import { beforeAll, describe, expect, it } from "vitest";
 import { tempDir } from "../support/temp-dir.ts";
 import { runCli } from "./run-cli.ts";
 
-const COMMANDS = ["serve", "doctor", "init", "login", "logout", "service", "demo", "relay-fixture"] as const;
+const COMMANDS = ["serve", "doctor", "init", "login", "logout", "service", "projects", "tasks", "watch", "pending", "approve", "decline", "answer", "cancel", "demo", "relay-fixture"] as const;
 const BOGUS = "--no-such-option";
 
 let dir: string;
@@ -103,6 +103,11 @@ describe("codex-bridge --help", () => {
     const stray = await runCli(["serve", "--token-file", file], { killAfterMs: 30_000 });
     expect(stray.code).toBe(2);
     expect(stray.stderr).toContain("--token-file only applies with --http HOST:PORT");
+  });
+
+  it("service --help names the Windows log directory with its backslashes", async () => {
+    const run = await runCli(["service", "--help"]);
+    expect(run.stdout).toContain("%LOCALAPPDATA%\\codex-bridge\\logs");
   });
 
   it("--version prints the version line", async () => {

@@ -23,6 +23,8 @@ export interface CliOptions {
   killAfterMs?: number;
   /** Written to the child's stdin, which is then closed (default: no stdin at all). */
   input?: string;
+  /** A command that runs the CLI as its last arguments (e.g. unshare ... sh -c '...; exec "$@"' sh). */
+  wrap?: string[];
 }
 
 export function runCli(args: string[], opts: CliOptions = {}): Promise<CliRun> {
@@ -30,7 +32,8 @@ export function runCli(args: string[], opts: CliOptions = {}): Promise<CliRun> {
   const env: Record<string, string> = {};
   for (const [k, v] of Object.entries({ ...base, ...opts.env })) if (v !== undefined) env[k] = v;
   return new Promise((resolve, reject) => {
-    const child = spawn(BUN, [MAIN, ...args], { cwd: opts.cwd ?? PROJECT_ROOT, env, stdio: [opts.input === undefined ? "ignore" : "pipe", "pipe", "pipe"] });
+    const argv = [...(opts.wrap ?? []), BUN, MAIN, ...args];
+    const child = spawn(argv[0]!, argv.slice(1), { cwd: opts.cwd ?? PROJECT_ROOT, env, stdio: [opts.input === undefined ? "ignore" : "pipe", "pipe", "pipe"] });
     if (opts.input !== undefined) child.stdin!.end(opts.input);
     let stdout = "";
     let stderr = "";

@@ -79,6 +79,12 @@ describe("defaults", () => {
     const { config } = parse("max_artifact_bytes = 1048576");
     expect(config.inline_artifact_bytes).toBe(1048576);
   });
+
+  it("max_wait_seconds is 55 unless raised (for a host that allows longer tool calls), at most 300", () => {
+    expect(parse("").config.max_wait_seconds).toBe(55);
+    expect(parse("max_wait_seconds = 120").config.max_wait_seconds).toBe(120);
+    expect(errorOf(() => parse("max_wait_seconds = 301")).message).toMatch(/max_wait_seconds.*from 1 to 300/);
+  });
 });
 
 describe("profiles", () => {
@@ -341,7 +347,7 @@ describe("loadConfig and file location", () => {
     const { config, projectIssues } = parseConfigText(text, { path: "config.example.toml" });
     // Its example directories do not exist here: doctor would list them.
     expect(projectIssues.map((p) => p.id).sort()).toEqual(["docs", "my-app"]);
-    expect(config.profiles.deep).toMatchObject({ effort: "high", wait_timeout_seconds: 60, sandbox_type: "workspace-write" });
+    expect(config.profiles.deep).toMatchObject({ effort: "high", wait_timeout_seconds: 50, sandbox_type: "workspace-write" });
     expect(config.profiles.readonly.forbidden_patterns).toEqual(["\\bkubectl\\s+delete\\s+namespace\\b"]);
     expect(config.sensitive_paths).toContain("*.sqlite3");
     expect(config.profiles.work).toMatchObject({ codex_home: "/home/you/.local/share/codex-bridge/homes/work", child_env: "minimal", env_deny: ["AWS_PROFILE"] });

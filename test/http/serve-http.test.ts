@@ -143,7 +143,7 @@ describe("serve --http", () => {
     expect(stale.status).toBe(404);
   }, 120_000);
 
-  it("with --token-file, refuses a missing or wrong bearer token with 401 and never logs the token", async () => {
+  it("with --token-file, refuses a missing or wrong bearer token with 403 and never logs the token", async () => {
     setup = await prepareBridge();
     const dir = tempDir("codex-bridge-http-");
     const tokenFile = join(dir, "http-token");
@@ -154,10 +154,10 @@ describe("serve --http", () => {
     expect(bridge.stderr()).toMatch(/ready .*token=bearer_token_required/);
 
     const missing = await rawPost(bridge.port, { host: `127.0.0.1:${bridge.port}` }, INIT_REQUEST);
-    expect(missing.status).toBe(401);
+    expect(missing.status).toBe(403);
     expect(missing.headers["www-authenticate"]).toMatch(/^Bearer/);
     const wrong = await rawPost(bridge.port, { host: `127.0.0.1:${bridge.port}`, authorization: "Bearer not-the-token" }, INIT_REQUEST);
-    expect(wrong.status).toBe(401);
+    expect(wrong.status).toBe(403);
     await expect(connectHttpClient(bridge.url, { authorization: "Bearer nope" })).rejects.toThrow();
 
     const c = await client({ authorization: `Bearer ${token}` });

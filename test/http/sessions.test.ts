@@ -118,29 +118,65 @@ describe("serve --http sessions", () => {
     await poll(() => s.sessionCount() === 0, { timeoutMs: 5000, what: () => `both sessions to close (still ${s.sessionCount()})` });
   });
 
-  it("caps live sessions: one initialize more gets 503 with a JSON-RPC error until one is closed", async () => {
+  it("at the cap, a new client is served by closing the least recently used idle session", async () => {
     const s = await serve({ maxSessions: 3 });
     const ids = [await initialize(s, 1), await initialize(s, 2), await initialize(s, 3)];
-    const refused = await rawPost(s.port, {}, { ...INIT_REQUEST, id: 4 });
+    // The first is used again, so the second is now the one used longest ago.
+    expect((await rawPost(s.port, withSession(ids[0]!), list(4))).status).toBe(200);
+    const fourth = await initialize(s, 5);
+    expect(s.sessionCount()).toBe(3);
+    expect((await rawPost(s.port, withSession(ids[1]!), list(6))).status).toBe(404);
+    for (const live of [ids[0]!, ids[2]!, fourth]) expect((await rawPost(s.port, withSession(live), list(7))).status).toBe(200);
+    expect(logs.join("\n")).toMatch(/http_session_evicted \{"sessions":3/);
+  });
+
+  it("never closes a session with a request in flight: when all are busy, one initialize more gets 503 with a JSON-RPC error", async () => {
+    const s = await serve({ maxSessions: 2 });
+    const ids = [await initialize(s, 1), await initialize(s, 2)];
+    // A GET stream held open is a request in flight.
+    const streams = ids.map((sid) => {
+      const get = request({ host: "127.0.0.1", port: s.port, path: "/mcp", method: "GET", headers: { accept: "text/event-stream", ...withSession(sid) } });
+      const opened = new Promise<number>((resolve) => get.on("response", (res) => resolve(res.statusCode ?? 0)));
+      get.on("error", () => {});
+      get.end();
+      return { get, opened };
+    });
+    for (const x of streams) expect(await x.opened).toBe(200);
+    const refused = await rawPost(s.port, {}, { ...INIT_REQUEST, id: 3 });
     expect(refused.status).toBe(503);
     expect(refused.headers["retry-after"]).toBeTruthy();
     const body = message(refused.text);
-    expect(body).toMatchObject({ jsonrpc: "2.0", id: 4, error: { code: -32000 } });
-    expect(body.error.message).toMatch(/3 MCP sessions are open/);
-    expect(s.sessionCount()).toBe(3);
-    // Closing one (DELETE, as a client that is done does) makes room.
-    const closed = await new Promise<number>((resolve, reject) => {
-      const req = request({ host: "127.0.0.1", port: s.port, path: "/mcp", method: "DELETE", headers: withSession(ids[0]!) }, (res) => {
-        res.resume();
-        resolve(res.statusCode ?? 0);
-      });
-      req.on("error", reject);
-      req.end();
-    });
-    expect(closed).toBe(200);
-    expect(s.sessionCount()).toBe(2);
-    await initialize(s, 5);
-    expect(s.sessionCount()).toBe(3);
+    expect(body).toMatchObject({ jsonrpc: "2.0", id: 3, error: { code: -32000 } });
+    expect(body.error.message).toMatch(/2 MCP sessions are open.*every one has a request in flight/);
+    for (const sid of ids) expect((await rawPost(s.port, withSession(sid), list(4))).status).toBe(200);
+    // Once one stream ends, that session is idle again and makes room.
+    streams[0]!.get.destroy();
+    await poll(async () => (await rawPost(s.port, {}, { ...INIT_REQUEST, id: 5 })).status === 200, { timeoutMs: 5000, what: "an initialize to be served once a stream closed" });
+    streams[1]!.get.destroy();
+  });
+
+  it("300 clients that never close their sessions do not lock out the 301st (default cap of 100)", async () => {
+    const s = await serve();
+    for (let i = 1; i <= 300; i++) await initialize(s, i);
+    expect(s.sessionCount()).toBe(DEFAULT_MAX_SESSIONS);
+    const c = await connectHttpClient(s.url);
+    expect((await c.client.listTools()).tools.length).toBeGreaterThan(5);
+    await c.close();
+  }, 120_000);
+
+  it("answers a fractional numeric id with exactly that id, in a session and in the initialize itself", async () => {
+    const s = await serve();
+    const init = await rawPost(s.port, {}, { ...INIT_REQUEST, id: 0.5 });
+    expect(init.status, init.text).toBe(200);
+    expect(message(init.text)).toMatchObject({ id: 0.5, result: { serverInfo: { name: "codex-bridge" } } });
+    const sid = init.headers["mcp-session-id"] as string;
+    for (const [id, method] of [[1.5, "ping"], [2.25, "tools/list"], [100000000000000000000, "ping"]] as const) {
+      const r = await rawPost(s.port, withSession(sid), { jsonrpc: "2.0", id, method });
+      expect(r.status, r.text).toBe(200);
+      const m = message(r.text);
+      expect(m.id, r.text).toBe(id);
+      expect(m.result, r.text).toBeDefined();
+    }
   });
 
   it("an SDK client still connects, lists tools and closes its session", async () => {
@@ -180,7 +216,7 @@ describe("serve --http malformed JSON-RPC", () => {
     const cases: [string, number, string | number | null][] = [
       ["{not json", -32700, null],
       [`{"jsonrpc":"1.0","id":5,"method":"tools/list"}`, -32600, 5],
-      [`{"jsonrpc":"2.0","id":1.5,"method":"tools/list"}`, -32600, null],
+      [`{"jsonrpc":"2.0","id":true,"method":"tools/list"}`, -32600, null],
       [`{"jsonrpc":"2.0","id":"p","method":"tools/list","params":"str"}`, -32602, "p"],
       [`[{"jsonrpc":"2.0","id":6,"method":"tools/list"}]`, -32600, null],
       [`{"jsonrpc":"2.0","method":"notifications/initialized","params":"str"}`, -32602, null],

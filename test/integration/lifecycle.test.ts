@@ -8,6 +8,7 @@ import { assembleBridge } from "../../src/app/assemble.ts";
 import { resultText, startHarness, type Harness } from "../../src/selftest/harness.ts";
 import { userTexts } from "../../src/selftest/mock-provider/index.ts";
 import { poll } from "../support/poll.ts";
+import { olderThanPinnedCodex } from "../support/real-codex.ts";
 import { sc, settled, type S } from "../support/task-waits.ts";
 
 let h: Harness | null = null;
@@ -24,6 +25,8 @@ function pgrep(pattern: string): string {
   }
 }
 
+const olderThanPinned = olderThanPinnedCodex();
+
 describe("task lifecycle on the real Codex", () => {
   it("a 5,000-delta stream arrives whole, in far fewer stored events", async () => {
     h = await startHarness(await getPlatform(), { mockProvider: true, approvalPolicy: "never" });
@@ -39,7 +42,7 @@ describe("task lifecycle on the real Codex", () => {
     expect(result.final_message).toBe(text);
   });
 
-  it("codex_wait wakes when a message arrives, long before its timeout", async () => {
+  it.skipIf(olderThanPinned)("codex_wait wakes when a message arrives, long before its timeout (skipped on a Codex older than the pinned one: it steers only after the current answer)", async () => {
     h = await startHarness(await getPlatform(), { mockProvider: true, approvalPolicy: "never" });
     h.provider!.enqueue({ kind: "hang", partialText: "" });
     const id = sc(await h.call("codex_start", { project_id: "demo", prompt: "hang" })).task_id;
@@ -58,7 +61,7 @@ describe("task lifecycle on the real Codex", () => {
     await settled(h, id);
   });
 
-  it("steering mid-stream reaches the model within the same turn", async () => {
+  it.skipIf(olderThanPinned)("steering mid-stream reaches the model within the same turn (skipped on a Codex older than the pinned one: it steers only after the current answer)", async () => {
     h = await startHarness(await getPlatform(), { mockProvider: true, approvalPolicy: "never" });
     h.provider!.enqueue({ kind: "hang", partialText: "thinking about" }, { kind: "output", items: [{ type: "message", text: "steered answer" }] });
     const start = sc(await h.call("codex_start", { project_id: "demo", prompt: "original request" }));

@@ -18,6 +18,7 @@ import { MIGRATIONS } from "../../src/store/migrations.ts";
 import { openStateDatabase, type OpenedStore } from "../../src/store/open.ts";
 import { Repo } from "../../src/store/repo.ts";
 import { TaskDomain } from "../../src/tasks/domain.ts";
+import { CardKeys } from "../../src/tasks/card-keys.ts";
 import { fakeClient, type FakeClient } from "../support/fake-codex-client.ts";
 
 const TASK = "t_00000000ca";
@@ -35,6 +36,8 @@ interface Setup {
   call(name: string, args: Record<string, unknown>): Promise<CallToolResult>;
   /** Codex asks to run a command; returns the request id the bridge gave it. */
   ask(rpcId: number): string;
+  /** What the bridge logged (event and fields). */
+  logged: { event: string; fields: Record<string, unknown> }[];
 }
 
 let open: Setup | null = null;
@@ -44,7 +47,10 @@ afterEach(async () => {
   open = null;
 });
 
-async function setup(approvals: Approvals): Promise<Setup> {
+const UI = { "io.modelcontextprotocol/ui": { mimeTypes: ["text/html;profile=mcp-app"] } };
+
+/** A bridge with one running task; the client declares the MCP Apps extension unless `viewHost` is false. */
+async function setup(approvals: Approvals, opts: { viewHost?: boolean; clientName?: string } = {}): Promise<Setup> {
   const platform = await getPlatform();
   const store = await openStateDatabase(platform, ":memory:", MIGRATIONS);
   const repo = new Repo(store.db, redactor);
@@ -62,11 +68,13 @@ async function setup(approvals: Approvals): Promise<Setup> {
   repo.updateTask(TASK, { thread_id: THREAD });
   domain.recoverAfterRestart();
   repo.updateTask(TASK, { state: "running", turn_id: "turn-1", connection_id: codex.connectionId });
-  const service = new BridgeService(domain, platform, async () => ({}) as HealthReport, { maxArtifactBytes: 1024, inlineArtifactBytes: 1024, sensitivePaths: [] });
+  const logged: Setup["logged"] = [];
+  const log = (_level: string, event: string, fields: Record<string, unknown> = {}) => void logged.push({ event, fields });
+  const service = new BridgeService(domain, platform, async () => ({}) as HealthReport, { maxArtifactBytes: 1024, inlineArtifactBytes: 1024, sensitivePaths: [] }, log);
   const server = createMcpServer({ service, version: "test" });
   const [a, b] = InMemoryTransport.createLinkedPair();
   await server.connect(b);
-  const client = new Client({ name: "card-test", version: "1" });
+  const client = new Client({ name: opts.clientName ?? "card-test", version: "1" }, { capabilities: opts.viewHost === false ? {} : { extensions: UI } });
   await client.connect(a);
   open = {
     store,
@@ -74,6 +82,7 @@ async function setup(approvals: Approvals): Promise<Setup> {
     codex,
     client,
     domain,
+    logged,
     call: async (name, args) => (await client.callTool({ name, arguments: args })) as CallToolResult,
     ask(rpcId) {
       domain.onServerRequest(codex as unknown as AppServerClient, {
@@ -90,7 +99,13 @@ async function setup(approvals: Approvals): Promise<Setup> {
 const text = (r: CallToolResult) => r.content.map((c) => (c.type === "text" ? c.text : "")).join("\n");
 const sc = (r: CallToolResult) => (r.structuredContent ?? {}) as S;
 const respond = (s: Setup, request_id: string, action = "accept") => s.call("codex_respond", { task_id: TASK, request_id, action });
-const click = (s: Setup, request_id: string, action = "accept") => s.call("codex_card_respond", { task_id: TASK, request_id, action });
+/** The card's key as the card receives it: in the _meta of a task tool's result. */
+async function cardKey(s: Setup): Promise<string> {
+  const r = await s.call("codex_status", { task_id: TASK });
+  return ((r._meta ?? {}) as S)["codex-bridge/card-keys"][TASK];
+}
+const click = async (s: Setup, request_id: string, action = "accept") =>
+  s.call("codex_card_respond", { task_id: TASK, request_id, action, card_key: await cardKey(s) });
 
 describe("who answers under approvals = person | supervisor | either", () => {
   it("person: the model's codex_respond is refused with a sentence naming the card; the card's click is taken and recorded", async () => {
@@ -104,9 +119,9 @@ describe("who answers under approvals = person | supervisor | either", () => {
 
     const taken = await click(s, id);
     expect(taken.isError, text(taken)).toBeFalsy();
-    expect(sc(taken)).toMatchObject({ request_id: id, state: "submitted", answered_by: "person" });
+    expect(sc(taken)).toMatchObject({ request_id: id, state: "submitted", answered_by: "person on the task card" });
     expect(s.codex.writes).toEqual([{ id: 1, result: { decision: "accept" } }]);
-    expect(s.repo.interaction(id)!.answered_by).toBe("person");
+    expect(s.repo.interaction(id)!.answered_by).toBe("person on the task card");
   });
 
   it("supervisor (the default): the card's click is refused; codex_respond is taken and recorded as the supervisor's", async () => {
@@ -127,7 +142,7 @@ describe("who answers under approvals = person | supervisor | either", () => {
     const s = await setup("either");
     const first = s.ask(3);
     expect((await click(s, first)).isError).toBeFalsy();
-    expect(s.repo.interaction(first)!.answered_by).toBe("person");
+    expect(s.repo.interaction(first)!.answered_by).toBe("person on the task card");
     const late = await respond(s, first, "decline");
     expect(text(late)).toMatch(/already answered/);
     const second = s.ask(4);
@@ -173,7 +188,7 @@ describe("the card's snapshot (codex_card)", () => {
     await click(s, id);
     const after = sc(await s.call("codex_card", { task_id: TASK, since: card.version }));
     expect(after.unchanged).toBeUndefined();
-    expect(after.requests[0]).toMatchObject({ request_id: id, state: "submitted", answered_by: "person", answer: "accept" });
+    expect(after.requests[0]).toMatchObject({ request_id: id, state: "submitted", answered_by: "person on the task card", answer: "accept" });
   });
 
   it("names a field and its fix for bad input, and an unknown task", async () => {
@@ -211,5 +226,86 @@ describe("how the card is declared", () => {
     // Exactly one script element: nothing inside it closes it early.
     expect(page.text.match(/<\/script/gi)).toHaveLength(1);
     expect(page.text).toContain("prefers-color-scheme:dark");
+  });
+});
+
+// The model is the attacker: it reads content and structuredContent (never _meta), may call every tool its host lists
+// (Claude Code and Gemini CLI ignore _meta.ui.visibility), and makes up arguments.
+describe("only the card can answer as the person (approvals = person)", () => {
+  /** Every listed tool with the arguments a model would try; returns everything the calls gave back. */
+  async function callEverything(s: Setup, id: string): Promise<CallToolResult[]> {
+    const guesses: Record<string, Record<string, unknown>> = {
+      codex_respond: { task_id: TASK, request_id: id, action: "accept" },
+      codex_card_respond: { task_id: TASK, request_id: id, action: "accept" },
+      codex_card: { task_id: TASK },
+      codex_wait: { task_id: TASK, timeout_seconds: 0 },
+    };
+    const out: CallToolResult[] = [];
+    for (const t of (await s.client.listTools()).tools) out.push(await s.call(t.name, guesses[t.name] ?? { task_id: TASK }));
+    return out;
+  }
+
+  it("a client that shows no views (Claude Code, Gemini CLI) is not offered the card's tools, and calling them anyway answers nothing", async () => {
+    const s = await setup("person", { viewHost: false });
+    const id = s.ask(20);
+    const names = (await s.client.listTools()).tools.map((t) => t.name);
+    expect(names).toContain("codex_respond");
+    expect(names).not.toContain("codex_card");
+    expect(names).not.toContain("codex_card_respond");
+    const everything = await callEverything(s, id);
+    // Not even the whole result (_meta included) of any listed tool carries a card key.
+    expect(JSON.stringify(everything)).not.toContain("card-keys");
+    for (const card_key of [undefined, "A".repeat(32)]) {
+      const r = await s.call("codex_card_respond", { task_id: TASK, request_id: id, action: "accept", ...(card_key ? { card_key } : {}) });
+      expect(r.isError).toBe(true);
+      expect(text(r)).toMatch(/codex_card_respond disabled/);
+    }
+    expect(s.codex.writes).toEqual([]);
+    expect(s.repo.interaction(id)!).toMatchObject({ state: "pending", answered_by: null });
+  });
+
+  it("in a view host, what the model reads never holds the key; without it (or with another task's) the call is refused, logged, nothing answered", async () => {
+    const s = await setup("person");
+    const id = s.ask(21);
+    const key = await cardKey(s);
+    expect(key).toMatch(/^[A-Za-z0-9_-]{32}$/);
+    const everything = await callEverything(s, id);
+    const modelReads = JSON.stringify(everything.map((r) => ({ content: r.content, structuredContent: r.structuredContent })));
+    expect(modelReads).not.toContain(key);
+    // The card's snapshot, the wait and the status each carry it in _meta, for the view.
+    for (const r of everything.filter((x) => !x.isError && x.structuredContent && "task_id" in x.structuredContent)) expect(JSON.stringify(r._meta)).toContain(key);
+
+    const otherTask = new CardKeys().keyFor(TASK);
+    for (const card_key of [undefined, otherTask, key.slice(0, 31) + (key.endsWith("A") ? "B" : "A")]) {
+      const r = await s.call("codex_card_respond", { task_id: TASK, request_id: id, action: "accept", ...(card_key ? { card_key } : {}) });
+      expect(r.isError).toBe(true);
+      expect(text(r)).toMatch(/card_key.*Nothing was answered/);
+    }
+    expect(s.codex.writes).toEqual([]);
+    expect(s.repo.interaction(id)!).toMatchObject({ state: "pending", answered_by: null });
+    expect(s.logged.filter((l) => l.event === "person_answer_refused").map((l) => l.fields.reason)).toEqual(expect.arrayContaining(["no_key", "wrong_key"]));
+
+    const taken = await s.call("codex_card_respond", { task_id: TASK, request_id: id, action: "accept", card_key: key });
+    expect(taken.isError, text(taken)).toBeFalsy();
+    expect(s.codex.writes).toEqual([{ id: 21, result: { decision: "accept" } }]);
+    expect(s.repo.interaction(id)!.answered_by).toBe("person on the task card");
+  });
+
+  it("the key expires with its task: once the task has settled it is refused", async () => {
+    const s = await setup("either");
+    const id = s.ask(22);
+    const key = await cardKey(s);
+    s.repo.updateTask(TASK, { state: "completed" });
+    const r = await s.call("codex_card_respond", { task_id: TASK, request_id: id, action: "accept", card_key: key });
+    expect(text(r)).toMatch(/completed: its card key has expired/);
+    expect(s.codex.writes).toEqual([]);
+    expect(s.logged.at(-1)).toMatchObject({ event: "person_answer_refused", fields: { reason: "settled" } });
+  });
+
+  it("ChatGPT, recognised by its client name, gets the card's tools and keys without declaring the extension", async () => {
+    const s = await setup("person", { viewHost: false, clientName: "openai-mcp" });
+    const names = (await s.client.listTools()).tools.map((t) => t.name);
+    expect(names).toEqual(expect.arrayContaining(["codex_card", "codex_card_respond"]));
+    expect(await cardKey(s)).toMatch(/^[A-Za-z0-9_-]{32}$/);
   });
 });

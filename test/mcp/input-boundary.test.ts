@@ -63,6 +63,27 @@ describe("strict tool inputs", () => {
     }
     expectNothingHappened();
   });
+
+  it("Gemini CLI's host-added wait_for_previous is accepted and ignored by every tool; a look-alike key is still refused", async () => {
+    sent.length = 0;
+    const { tools } = await h.client.listTools();
+    for (const tool of tools) {
+      for (const value of [true, false]) {
+        const r = await h.call(tool.name, { zz_not_a_field: 1, wait_for_previous: value });
+        // Refused for the invented key alone: the host's own key is not named.
+        expect(resultText(r), tool.name).toContain('"zz_not_a_field"');
+        expect(resultText(r), tool.name).not.toContain("wait_for_previous");
+      }
+    }
+    const health = await h.call("codex_health", { wait_for_previous: true });
+    expect(health.isError, resultText(health)).toBeFalsy();
+    const status = await h.call("codex_status", { wait_for_previous: false });
+    expect(status.isError, resultText(status)).toBeFalsy();
+    for (const lookalike of ["wait_for_prev", "Wait_For_Previous", "waitForPrevious"]) {
+      expect(await refused("codex_status", { [lookalike]: true })).toContain(`"${lookalike}"`);
+    }
+    expect(h.bridge.domain.repo.recentTasks(10), "tasks created").toEqual([]);
+  });
 });
 
 const LONE_HIGH = "\ud800";

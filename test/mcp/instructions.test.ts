@@ -2,7 +2,8 @@
 // tunnel serializes every conversation on one pipe), up to --max-wait-seconds (55 s by default) over HTTP.
 import { describe, expect, it } from "vitest";
 import { serverInstructions } from "../../src/mcp/server-identity.ts";
-import { DEFAULT_HTTP_WAIT_SECONDS, parseHttpArgs } from "../../src/cli/http-options.ts";
+import { parseHttpArgs } from "../../src/cli/http-options.ts";
+import { DEFAULT_MAX_WAIT_SECONDS } from "../../src/config/schema.ts";
 
 describe("the wait rule in the server instructions", () => {
   it("says how long one call holds on each transport, and what ends a wait early", () => {
@@ -13,7 +14,7 @@ describe("the wait rule in the server instructions", () => {
   });
 
   it("serve --http holds up to 55 s by default, or --max-wait-seconds (at most 300)", () => {
-    expect(DEFAULT_HTTP_WAIT_SECONDS).toBe(55);
+    expect(DEFAULT_MAX_WAIT_SECONDS).toBe(55);
     expect(parseHttpArgs(["--http", "127.0.0.1:0"])).not.toHaveProperty("maxWaitSeconds");
     expect(parseHttpArgs(["--http", "127.0.0.1:0", "--max-wait-seconds", "40"])).toMatchObject({ maxWaitSeconds: 40 });
     expect(() => parseHttpArgs(["--http", "127.0.0.1:0", "--max-wait-seconds", "301"])).toThrow(/--max-wait-seconds expects at most 300/);

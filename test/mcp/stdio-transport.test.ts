@@ -113,8 +113,9 @@ describe("BoundedStdioServerTransport line limit", () => {
     r.stdin.write("z".repeat(2 * 1024 * 1024 + 1) + "\n");
     r.stdin.write(`{"jsonrpc":"2.0","id":1.5,"method":"ping","params":{"p":"${"q".repeat(2 * 1024 * 1024)}"}}\n`);
     const got = await r.next(2);
+    expect(got.map((g) => g.id)).toEqual([null, 1.5]);
     for (const g of got) {
-      expect(g).toMatchObject({ id: null, error: { code: -32600 } });
+      expect(g).toMatchObject({ error: { code: -32600 } });
       expect(g.error!.message).toMatch(/2 MiB/);
     }
     r.stdin.write(ping(6));
@@ -152,6 +153,21 @@ describe("BoundedStdioServerTransport line limit", () => {
   });
 });
 
+describe("BoundedStdioServerTransport numeric ids the SDK cannot carry", () => {
+  it("answers a fractional id (and an integer beyond 2^53) with exactly that id, for ping, tools/list and tools/call", async () => {
+    const r = await rig();
+    r.stdin.write(`{"jsonrpc":"2.0","id":1.5,"method":"ping"}\n`);
+    r.stdin.write(`{"jsonrpc":"2.0","id":-0.25,"method":"tools/list"}\n`);
+    r.stdin.write(`{"jsonrpc":"2.0","id":2.5,"method":"tools/call","params":{"name":"echo","arguments":{}}}\n`);
+    r.stdin.write(`{"jsonrpc":"2.0","id":100000000000000000000,"method":"ping"}\n`);
+    r.stdin.write(ping(7));
+    const got = await r.next(5);
+    expect(got.map((g) => g.id).sort((a, b) => Number(a) - Number(b))).toEqual([-0.25, 1.5, 2.5, 7, 1e20]);
+    expect(got.every((g) => g.result !== undefined && g.error === undefined)).toBe(true);
+    expect(r.lines[0]).toBe(`{"result":{},"jsonrpc":"2.0","id":1.5}`);
+  });
+});
+
 describe("BoundedStdioServerTransport malformed JSON-RPC", () => {
   it("answers each malformed request with the JSON-RPC error and the id when it is valid", async () => {
     const r = await rig();
@@ -160,7 +176,6 @@ describe("BoundedStdioServerTransport malformed JSON-RPC", () => {
       [`{"jsonrpc":"2.0","id":1,"method":"ping"`, -32700, null],
       [`{"jsonrpc":"1.0","id":1,"method":"ping"}`, -32600, 1],
       [`{"id":"a","method":"ping"}`, -32600, "a"],
-      [`{"jsonrpc":"2.0","id":1.5,"method":"ping"}`, -32600, null],
       [`{"jsonrpc":"2.0","id":null,"method":"ping"}`, -32600, null],
       [`{"jsonrpc":"2.0","id":{"x":1},"method":"ping"}`, -32600, null],
       [`{"jsonrpc":"2.0","id":2,"method":7}`, -32600, 2],
@@ -248,11 +263,13 @@ describe("TopLevelIdScanner", () => {
     expect(scan(`{"id":42,"method":"x"}`)).toBe(42);
     expect(scan(`  {"method":"x","id":-3}`)).toBe(-3);
     expect(scan(`{"id":1,"id":2}`)).toBe(2);
+    // MCP's RequestId is any JSON number: a fraction is an id too.
+    expect(scan(`{"id":1.5}`)).toBe(1.5);
   });
 
   it("finds no id in non-objects, invalid ids, or a line cut off inside the id", () => {
     expect(scan(`[{"id":1}]`)).toBeNull();
-    expect(scan(`{"id":1.5}`)).toBeNull();
+    expect(scan(`{"id":true}`)).toBeNull();
     expect(scan(`{"id":null}`)).toBeNull();
     expect(scan(`{"id":{"a":1}}`)).toBeNull();
     expect(scan(`{"method":"x","id":12`)).toBeNull();

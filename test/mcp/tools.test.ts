@@ -5,7 +5,7 @@ import { resultText, startHarness, type Harness } from "../../src/selftest/harne
 
 let h: Harness;
 beforeAll(async () => {
-  h = await startHarness(await getPlatform(), { mockProvider: true, approvalPolicy: "never" });
+  h = await startHarness(await getPlatform(), { mockProvider: true, approvalPolicy: "never", viewHost: true });
 });
 afterAll(async () => {
   await h?.close();

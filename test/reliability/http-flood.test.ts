@@ -1,5 +1,5 @@
-// Reliability: `serve --http` under a flood of sessions and slow connections. Sessions past the cap are refused (503),
-// idle ones are reclaimed (their ids answer 404 and the capacity comes back), bad Host/Origin/size/session requests
+// Reliability: `serve --http` under a flood of sessions and slow connections. At the cap the least recently used idle
+// session makes room (503 only while every session is busy), idle ones are reclaimed (their ids answer 404 and the capacity comes back), bad Host/Origin/size/session requests
 // are refused and counted, memory stays bounded, and a normal client is served while hundreds of slow sockets hang on.
 import { readFileSync } from "node:fs";
 import { connect, type Socket } from "node:net";

@@ -33,7 +33,7 @@ describe("the Codex protocol check", () => {
     const b = await bridgeWith({}, []);
     try {
       const health = await b.health();
-      expect(health.codex.protocol).toMatch(/^unverified: 0\.171\.0 \(initialize ok, model\/list ok \(\d+\), dynamicTools accepted\)$/);
+      expect(health.codex.protocol).toMatch(/^unverified: 0\.171\.0 \(initialize ok, model\/list ok, dynamicTools accepted\)$/);
       expect(health.warnings?.join("\n")).toMatch(/0\.171\.0 is not a protocol version this bridge was verified against/);
       // It still works, relay included.
       h.provider!.enqueue({ kind: "output", items: [{ type: "message", text: "fine" }] });
@@ -53,7 +53,7 @@ describe("the Codex protocol check", () => {
       expect(t.failure).toMatchObject({ code: "codex_unverified_version", retryable: false });
       expect(t.failure!.sentence).toContain("9.9.9");
       const health = await b.health();
-      expect(health.codex.protocol, JSON.stringify(health)).toMatch(/^unverified: 9\.9\.9 \(model\/list: /);
+      expect(health.codex.protocol, JSON.stringify(health)).toMatch(/^unverified: 9\.9\.9 \(model\/list failed: /);
       expect(health.healthy).toBe(false);
       expect(health.last_failure).toMatchObject({ task_id: t.id, code: "codex_unverified_version" });
     } finally {
@@ -65,7 +65,7 @@ describe("the Codex protocol check", () => {
     const b = await bridgeWith({ CODEX_BIN: fakeBin, FAKE_VERSION: "9.9.9", FAKE_MODE: "no-dynamic-tools" });
     try {
       const health = await b.health();
-      expect(health.codex.protocol).toBe(`unverified: 9.9.9 (initialize ok, model/list ok (${health.codex.models}), dynamicTools refused)`);
+      expect(health.codex.protocol).toBe(`unverified: 9.9.9 (initialize ok, model/list ok, dynamicTools refused)`);
       expect(health.codex.relay_disabled).toMatch(/9\.9\.9 refused dynamicTools .*requires experimentalApi/);
       const t = await b.service.start({ project_id: "demo", prompt: "no relay then" });
       expect(t.relay).toBe(false);

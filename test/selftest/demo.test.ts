@@ -1,4 +1,5 @@
 // `codex-bridge demo` as a newcomer runs it: a child process, the real Codex app-server, the built-in mock model.
+import { spawnSync } from "node:child_process";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { codexEnv, MAIN, privateTmp, runCli } from "../cli/run-cli.ts";
@@ -74,6 +75,21 @@ describe("codex-bridge demo", () => {
     expect(run.stderr).toContain("CODEX_BIN");
     expect(tmp.leftovers()).toEqual([]);
     void MAIN;
+  });
+
+  // A user namespace of its own whose limit on further user namespaces is 0: Codex's bwrap sandbox cannot start, as
+  // under qemu-user or in a locked-down container, while Codex itself runs.
+  const noNamespaces = ["unshare", "--user", "--map-root-user", "sh", "-c", 'echo 0 > /proc/sys/user/max_user_namespaces && exec "$@"', "sh"];
+  const canTakeNamespaces = process.platform === "linux" && spawnSync(noNamespaces[0]!, [...noNamespaces.slice(1), "true"]).status === 0;
+  it.skipIf(!canTakeNamespaces)("when Codex's sandbox cannot run the command, says so and does not send the user to reinstall Codex (skipped where unshare --user is not permitted)", async () => {
+    tmp = privateTmp();
+    const run = await runCli(["demo"], { env: codexEnv(tmp.dir), wrap: noNamespaces });
+    expect(run.code).toBe(1);
+    expect(run.stderr).toContain("demo FAILED");
+    expect(run.stderr).toContain("Codex's sandbox cannot run commands on this machine");
+    expect(run.stderr).toContain("Creating new namespace failed");
+    expect(run.stderr).not.toContain("npm ci");
+    expect(run.stderr).not.toContain("set CODEX_BIN");
   });
 
   it("refuses options it does not have", async () => {

@@ -36,6 +36,7 @@ process.stdin.on("data", (chunk: string) => lines.push(chunk));
 process.stdin.on("end", () => process.exit(0));
 
 function handle(m: { id?: number; method?: string; params?: Record<string, unknown> }): void {
+  if (m.id === CURRENT_TIME_ID && !m.method) return completeTurn();
   if (m.id === undefined || !m.method) return;
   if (script) {
     if (m.method === "thread/start") {
@@ -100,6 +101,7 @@ function handle(m: { id?: number; method?: string; params?: Record<string, unkno
         send(r);
       }
       if (mode === "turn-fails") failTurn();
+      if (mode === "current-time-request") askCurrentTime();
       return;
     case "huge-line":
       send({ id: m.id, result: { blob: "x".repeat(Number(process.env.FAKE_HUGE ?? "2000000")) } });
@@ -134,4 +136,31 @@ function failTurn(): void {
     send(started);
     send(done);
   }, 20);
+}
+
+// currentTime/read, a server request of Codex 0.147 to 0.159 (gone in 0.171): the turn goes on only once it is answered.
+const CURRENT_TIME_ID = 9001;
+const sampleIds = () => ({
+  threadId: ((sample("server response to thread/start").result as Record<string, any>).thread as { id: string }).id,
+  turnId: ((sample("server response to turn/start").result as Record<string, any>).turn as { id: string }).id,
+});
+
+function askCurrentTime(): void {
+  const { threadId, turnId } = sampleIds();
+  const started = sample("server notification turn/started");
+  Object.assign(started.params as object, { threadId });
+  ((started.params as Record<string, any>).turn as Record<string, unknown>).id = turnId;
+  setTimeout(() => {
+    send(started);
+    send({ id: CURRENT_TIME_ID, method: "currentTime/read", params: { threadId } });
+  }, 20);
+}
+
+function completeTurn(): void {
+  const { threadId, turnId } = sampleIds();
+  const done = sample("server notification turn/completed (completed)");
+  const p = done.params as Record<string, any>;
+  p.threadId = threadId;
+  p.turn.id = turnId;
+  send(done);
 }

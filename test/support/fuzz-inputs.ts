@@ -237,6 +237,11 @@ export function malformedLine(r: Random, n: number, huge: boolean): RawLine {
     () => ({ line: JSON.stringify({ id, method: "ping" }), owed: { answer: "id", id, error: true }, kind: "no jsonrpc" }),
     () => ({ line: JSON.stringify({ jsonrpc: "2.0", id: r.pick([true, {}, [], false]), method: "ping" }), owed: { answer: "null" }, kind: "unusable id" }),
     () => ({ line: JSON.stringify({ jsonrpc: "2.0", id: null, method: "ping" }), owed: { answer: "null" }, kind: "null id" }),
+    // MCP's RequestId is a string or any number: a fraction is an id like another, answered with itself.
+    () => {
+      const n = r.pick([1.5, -0.25, 1e-7, 2 ** 53 + 2]);
+      return { line: JSON.stringify({ jsonrpc: "2.0", id: n, method: "ping" }), owed: { answer: "id", id: n, error: false }, kind: "fractional id" };
+    },
     () => ({ line: JSON.stringify({ jsonrpc: "2.0", id, method: r.pick([7, null, "", [], {}]) }), owed: { answer: "id", id, error: true }, kind: "method not a name" }),
     () => ({ line: JSON.stringify({ jsonrpc: "2.0", id }), owed: { answer: "id", id, error: true }, kind: "no method" }),
     () => ({ line: JSON.stringify({ jsonrpc: "2.0", id, method: r.pick(["no/such", "rpc.discover", "tools/cal", "TOOLS/LIST"]) }), owed: { answer: "id", id, error: true }, kind: "unknown method" }),

@@ -23,6 +23,11 @@ describe("classifyTurnError", () => {
     ["unreachable", "stream disconnected", { responseStreamDisconnected: { httpStatusCode: null } }, "Connection failed: error sending request", "provider_unreachable", true],
     ["dropped", "stream disconnected before completion", { responseStreamDisconnected: { httpStatusCode: null } }, null, "provider_error", true],
     ["cut off", "stream disconnected before completion: stream closed before response.completed", "other", null, "provider_error", true],
+    // Codex 0.147.0 to 0.155.1 send the HTTP status only in the message text, with codexErrorInfo "other" or none.
+    ["401 in the text (0.147-0.155)", "unexpected status 401 Unauthorized: Incorrect API key provided, url: http://127.0.0.1:1/v1/responses", "other", null, "auth_rejected", false],
+    ["403 in the text", "unexpected status 403 Forbidden: forbidden, url: http://127.0.0.1:1/v1/responses", null, null, "auth_rejected", false],
+    ["429 in the text", "exceeded retry limit, last status: 429 Too Many Requests", "other", null, "rate_limited", true],
+    ["refused connection (0.147)", "stream disconnected before completion: error sending request for url (http://127.0.0.1:44775/v1/responses)", "other", null, "provider_unreachable", true],
   ];
   for (const [name, message, info, details, code, retryable] of observed) {
     it(`${name} → ${code}`, () => {

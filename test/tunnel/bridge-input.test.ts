@@ -87,7 +87,7 @@ describe("bridge process input limits behind the tunnel", () => {
     expect(errorOf(await t.writeRaw(`{"jsonrpc":"2.0","id":3,"method":"tools/list","params":"str"}`, { id: 3 }))).toMatchObject({ code: -32602 });
     expect(errorOf(await t.writeRaw(`{"jsonrpc":"2.0","id":"s4","method":7}`, { id: "s4" }))).toMatchObject({ code: -32600 });
     // Without a valid id: id null.
-    for (const line of ["not json at all", `{"jsonrpc":"2.0","id":1.5,"method":"ping"}`, `[{"jsonrpc":"2.0","id":5,"method":"ping"}]`]) {
+    for (const line of ["not json at all", `{"jsonrpc":"2.0","id":true,"method":"ping"}`, `[{"jsonrpc":"2.0","id":5,"method":"ping"}]`]) {
       await t.writeRaw(line);
     }
     await t.waitFor(() => t.unexpectedResponses.length === 3, 10_000);

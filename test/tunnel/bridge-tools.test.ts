@@ -18,7 +18,8 @@ describe("no server→client requests from any tool", () => {
     // Every model request gets a short final message unless a test scripted something else.
     setup.provider.setResponder(() => ({ kind: "output", items: [{ type: "message", text: "ok from the mock" }] }));
     const t = await bridges.start(setup);
-    await t.initialize({ capabilities: { roots: { listChanged: true }, sampling: {}, elicitation: {} } });
+    // A client that shows views (as ChatGPT does): it is listed the task card's app-only tools too.
+    await t.initialize({ capabilities: { roots: { listChanged: true }, sampling: {}, elicitation: {}, extensions: { "io.modelcontextprotocol/ui": { mimeTypes: ["text/html;profile=mcp-app"] } } } });
 
     const list = await t.request("tools/list", {});
     if (!("result" in list)) throw new Error(JSON.stringify(list));
@@ -118,12 +119,12 @@ describe("no server→client requests from any tool", () => {
         { args: { action: "restart" }, error: false, says: /app-server ready .*restarts 1/ },
         { args: { action: "explode" }, error: true, says: /action/ },
       ],
-      // The task card's app-only tools: hosts hide them from the model, but a plain client can call them.
+      // The task card's app-only tools: hosts hide them from the model; without the card's key nothing is answered.
       codex_card: [
         { args: { task_id: taskId }, error: false, says: new RegExp(`${taskId} completed`) },
         { args: { task_id: noTask }, error: true, says: /task_id "t_0000000000" is unknown/ },
       ],
-      codex_card_respond: [{ args: { task_id: taskId, request_id: "r_0000000000", action: "accept" }, error: true, says: /r_0000000000/ }],
+      codex_card_respond: [{ args: { task_id: taskId, request_id: "r_0000000000", action: "accept" }, error: true, says: /r_0000000000.*card_key/ }],
     };
     // A tool added later without a case here fails this test instead of going unexercised.
     expect(names.filter((n) => !(n in cases)), "tools without a case").toEqual([]);

@@ -126,7 +126,7 @@ describe("a wait with no news", () => {
     commandRunning(id, "c1", "sleep 600");
     const seen: [number, string][] = [];
     const a = await waitForTasks(domain, guard, { task_id: id, timeout_seconds: 30 }, ctx({ hold: { defaultSeconds: 1, maxSeconds: 1 }, onProgress: (_e, total, line) => seen.push([total, line]) }));
-    expect(one(a)).toEqual({ state: "running", ran_s: expect.any(Number), command: "sleep 600" });
+    expect(one(a)).toEqual({ state: "running", ran_s: expect.any(Number), command: "sleep 600", note: expect.stringMatching(/^timeout_seconds 30 is above this bridge's 1 s limit/) });
     expect(seen.length).toBeGreaterThan(0);
     for (const [total, line] of seen) {
       expect(total).toBe(1000);
@@ -327,5 +327,35 @@ describe("app-server generations", () => {
     expect(next.cursor_lost).toBeUndefined();
     expect(next.messages).toEqual(["later"]);
     await expect(wait({ task_id: id, cursor: `${id}:g7:1` })).rejects.toThrow(/generation 7, but this bridge is at generation 1/);
+  });
+});
+
+describe("the wait limit (max_wait_seconds, 55 s unless the config raises it)", () => {
+  it("a timeout_seconds above the limit is shortened to it and said once in the text and once in the structured answer", async () => {
+    (domain.settings as { maxWaitSeconds: number }).maxWaitSeconds = 55;
+    const id = task("completed");
+    const a = await wait({ task_id: id, timeout_seconds: 120 });
+    expect(renderWait(a).match(/limit/g)).toHaveLength(1);
+    expect(renderWait(a)).toContain("note: timeout_seconds 120 is above this bridge's 55 s limit (MCP hosts end a tool call at about 60 s); held 55 s");
+    expect(one(a).note).toBe("timeout_seconds 120 is above this bridge's 55 s limit (MCP hosts end a tool call at about 60 s); held 55 s");
+    for (const asked of [55, 10]) {
+      const b = await wait({ task_id: id, timeout_seconds: asked });
+      expect(renderWait(b)).not.toContain("limit");
+      expect(one(b).note).toBeUndefined();
+    }
+  });
+
+  it("a running task with no news is held for the limit, not for the larger time asked", async () => {
+    (domain.settings as { maxWaitSeconds: number }).maxWaitSeconds = 1;
+    const id = task("running");
+    const a = await wait({ task_id: id, timeout_seconds: 300 });
+    expect(one(a).state).toBe("running");
+    expect(one(a).note).toMatch(/timeout_seconds 300 is above this bridge's 1 s limit/);
+  });
+
+  it("a transport's own limit (serve --http --max-wait-seconds) is the limit there", async () => {
+    const id = task("completed");
+    const a = await wait({ task_id: id, timeout_seconds: 90 }, ctx({ hold: { defaultSeconds: 70, maxSeconds: 70 } }));
+    expect(one(a).note).toMatch(/timeout_seconds 90 is above this bridge's 70 s limit/);
   });
 });

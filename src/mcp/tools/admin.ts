@@ -4,7 +4,7 @@ import { z } from "zod";
 import type { BridgeService, HealthReport } from "../../service/bridge.ts";
 import { MUTATING, ok, READ_ONLY, wrap } from "./result.ts";
 import { failureText } from "../../views/evidence.ts";
-import { TASK_ID, inputOf, listed, outputOf } from "./listing.ts";
+import { TASK_ID, idString, inputOf, listed, outputOf } from "./listing.ts";
 
 // Bounded by the domain, which names its limits per field and per record (the transport bounds the line).
 const CHECKPOINT_FIELD = z.string();
@@ -77,7 +77,7 @@ export function registerAdminTools(server: McpServer, service: BridgeService): v
         "Read/update the short anchor of a task or native thread, in your own words (no copied prompts, output or answers). goal, constraints: set once.",
       inputSchema: inputOf({
         action: z.enum(["read", "update"]),
-        task_id: z.string().regex(TASK_ID, "a task id from codex_start").optional(),
+        task_id: idString(TASK_ID, "a task id from codex_start").optional(),
         thread_id: z.string().max(100).optional(),
         goal: CHECKPOINT_FIELD.optional(),
         constraints: CHECKPOINT_FIELD.optional(),

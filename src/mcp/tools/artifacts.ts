@@ -17,8 +17,10 @@ const readArtifact = async (root: string, rel: string, opts: ReadOptions) => (aw
 
 const projectId = z.string({ error: "project_id: required; pass one of the configured project ids" }).min(1, { error: "project_id: must not be empty" });
 const relPath = (what: string) => z.string({ error: `path: ${what}` }).max(4096, { error: "path: at most 4096 bytes" });
+// Listed without the 2^53-1 maximum the SDK prints for every integer.
+const NO_SAFE_MAX = { maximum: undefined } as unknown as z.core.GlobalMeta;
 const byteCount = (field: string, fix: string) =>
-  z.number({ error: `${field}: ${fix}` }).int({ error: `${field}: ${fix}` }).min(0, { error: `${field}: ${fix}` });
+  z.number({ error: `${field}: ${fix}` }).int({ error: `${field}: ${fix}` }).min(0, { error: `${field}: ${fix}` }).meta(NO_SAFE_MAX);
 
 const filesInput = {
   project_id: projectId,

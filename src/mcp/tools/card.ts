@@ -1,19 +1,21 @@
 // The task card's server side: its ui:// resource and the two app-only tools it calls (codex_card for the snapshot,
 // codex_card_respond for the person's decisions). App-only tools (_meta.ui.visibility ["app"]) are hidden from the
-// model by MCP Apps hosts, so nothing here adds to what the model reads.
+// model by MCP Apps hosts, and are neither listed nor callable for clients that show no views (Claude Code and Gemini
+// CLI list every tool to their model). A decision counts as the person's only with the card's key (view-host.ts).
 import type { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
 import type { ReadResourceResult } from "@modelcontextprotocol/sdk/types.js";
 import { z } from "zod";
 import type { BridgeService } from "../../service/bridge.ts";
 import { TASK_CARD_HTML, TASK_CARD_URI } from "../apps/card/page.ts";
 import { MCP_APP_MIME } from "../apps/uris.ts";
-import { REQUEST_ID, TASK_ID, inputOf, listed, outputOf } from "./listing.ts";
+import { REQUEST_ID, TASK_ID, anyObject, idString, inputOf, listed, outputOf } from "./listing.ts";
 import { MUTATING, ok, READ_ONLY, wrap } from "./result.ts";
+import { forViewHostsOnly, withCardKeys } from "./view-host.ts";
 
 const APP_ONLY = { ui: { visibility: ["app"] } };
 
-const taskId = z.string().regex(TASK_ID, "a task id like t_0123456789");
-const requestId = z.string().regex(REQUEST_ID, "a request id like r_0123456789 from the card");
+const taskId = idString(TASK_ID, "a task id like t_0123456789");
+const requestId = idString(REQUEST_ID, "a request id like r_0123456789 from the card");
 
 export function registerCardTools(server: McpServer, service: BridgeService): void {
   server.registerResource(
@@ -23,7 +25,7 @@ export function registerCardTools(server: McpServer, service: BridgeService): vo
     async (): Promise<ReadResourceResult> => ({ contents: [{ uri: TASK_CARD_URI, mimeType: MCP_APP_MIME, text: TASK_CARD_HTML }] }),
   );
 
-  listed(server.registerTool(
+  const card = listed(server.registerTool(
     "codex_card",
     {
       title: "Task card data",
@@ -39,8 +41,10 @@ export function registerCardTools(server: McpServer, service: BridgeService): vo
       return ok(`${c.task_id} ${c.state}: ${c.doing}`, c as unknown as Record<string, unknown>);
     }),
   ));
+  forViewHostsOnly(server, card);
+  withCardKeys(server, card, (id) => service.cardKey(id));
 
-  listed(server.registerTool(
+  const respond = listed(server.registerTool(
     "codex_card_respond",
     {
       title: "The person's decision",
@@ -49,7 +53,8 @@ export function registerCardTools(server: McpServer, service: BridgeService): vo
         task_id: taskId,
         request_id: requestId,
         action: z.string().min(1).max(60),
-        payload: z.record(z.string(), z.unknown()).optional(),
+        payload: anyObject().optional(),
+        card_key: z.string().max(100).optional(),
       }),
       outputSchema: outputOf({ request_id: z.string().optional(), state: z.string().optional() }),
       annotations: MUTATING,
@@ -58,7 +63,8 @@ export function registerCardTools(server: McpServer, service: BridgeService): vo
     wrap(async (args) => {
       const r = await service.answerFromCard(args);
       const text = `${r.interaction.id} ${args.action} by the person: ${r.interaction.state}${r.repeated ? " (identical repeat; nothing resent)" : ""}`;
-      return ok(text, { request_id: r.interaction.id, state: r.interaction.state, answered_by: "person", ...(r.repeated ? { repeated: true } : {}) });
+      return ok(text, { request_id: r.interaction.id, state: r.interaction.state, answered_by: r.interaction.answered_by, ...(r.repeated ? { repeated: true } : {}) });
     }),
   ));
+  forViewHostsOnly(server, respond);
 }

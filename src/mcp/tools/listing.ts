@@ -48,3 +48,16 @@ export function listed(tool: RegisteredTool): RegisteredTool {
 /** The shapes of the ids the bridge hands out (task and request ids), checked the same way by every tool. */
 export const TASK_ID = /^t_[0-9a-f]{10}$/;
 export const REQUEST_ID = /^r_[0-9a-f]{10}$/;
+
+// Listing economy for fields whose full rule only the bridge needs to enforce (every one is still validated, and an
+// error names the field): an id shape the model copies from a result anyway, a bound nobody reaches.
+const LEAN = (keys: string[]) => Object.fromEntries(keys.map((k) => [k, undefined])) as unknown as z.core.GlobalMeta;
+
+/** A string of an id's shape (TASK_ID, REQUEST_ID): refused with `what` when it does not match; listed without `pattern`. */
+export const idString = (shape: RegExp, what: string) => z.string().refine((s) => shape.test(s), what);
+
+/** Any JSON object, listed as `{"type":"object"}` (not `propertyNames`/`additionalProperties: {}`). */
+export const anyObject = () => z.record(z.string(), z.unknown()).meta(LEAN(["propertyNames", "additionalProperties"]));
+
+/** A whole number from 0 up, listed without the 2^53-1 maximum the SDK would print. */
+export const countFromZero = () => z.number().int().min(0).meta(LEAN(["maximum"]));

@@ -61,6 +61,11 @@ function taskBody(d: TaskDelta): string[] {
 
 /** One task: its state line, then what happened. Several: each task's part opens with its id. */
 export function renderWait(a: WaitAnswer): string {
+  const text = waitText(a);
+  return a.clamped ? `${text}\nnote: ${a.clamped}` : text;
+}
+
+function waitText(a: WaitAnswer): string {
   const alerts = alertLines(a.alerts);
   if (!a.multi) return [taskHead(a.tasks[0]!), ...alerts, ...taskBody(a.tasks[0]!)].join("\n");
   const quiet = quietTasks(a);
@@ -90,6 +95,11 @@ function quietTasks(a: WaitAnswer): Record<string, string[]> | undefined {
  * a single task's id is left out (the caller named it).
  */
 export function waitStructured(a: WaitAnswer): Record<string, unknown> {
+  const typed = waitTyped(a);
+  return a.clamped ? { ...typed, note: a.clamped } : typed;
+}
+
+function waitTyped(a: WaitAnswer): Record<string, unknown> {
   const typed = (d: TaskDelta): Record<string, unknown> => {
     const { task_id, delta_summary, ...rest } = d;
     const summary = delta_summary?.commands ? { ...delta_summary, commands: delta_summary.commands.map(commandLine) } : delta_summary;

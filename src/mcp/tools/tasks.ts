@@ -8,11 +8,13 @@ import { INSPECT_KINDS } from "../../views/inspect.ts";
 import { alertLines, contextLine, NO_RELAY_NOTE, renderWait, requestLine, taskLine, taskView, unknownText, waitStructured } from "./render.ts";
 import { deliveryHooksFor, isAttached } from "../delivery.ts";
 import { MUTATING, ok, READ_ONLY, type ToolExtra, wrap } from "./result.ts";
-import { REQUEST_ID, TASK_ID, inputOf, listed, outputOf } from "./listing.ts";
+import { REQUEST_ID, TASK_ID, anyObject, countFromZero, idString, inputOf, listed, outputOf } from "./listing.ts";
 import { TASK_CARD_META } from "../apps/card/page.ts";
+import { withCardKeys } from "./view-host.ts";
+import type { RegisteredTool } from "@modelcontextprotocol/sdk/server/mcp.js";
 
-const taskId = z.string().regex(TASK_ID, "a task id like t_0123456789 from codex_start or codex_status");
-const requestId = z.string().regex(REQUEST_ID, "a request id like r_0123456789 from codex_wait");
+const taskId = idString(TASK_ID, "a task id like t_0123456789 from codex_start or codex_status");
+const requestId = idString(REQUEST_ID, "a request id like r_0123456789 from codex_wait");
 const id = z.string().regex(/^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$/, "a configured id");
 // Output schemas declare the keys a reader acts on and admit the rest: clients validate structuredContent against
 // them, and every declared key costs tools/list characters that a model reads on each conversation.
@@ -21,8 +23,10 @@ const requestOut = outputOf({ request_id: z.string().optional(), state: z.string
 
 export function registerTaskTools(server: McpServer, service: BridgeService, hold?: WaitHold): void {
   const connectionKey = (extra: ToolExtra) => extra.sessionId ?? "stdio";
+  // The tools that open the task card also carry its key, in _meta, to clients that show views.
+  const carded = (tool: RegisteredTool) => withCardKeys(server, tool, (id) => service.cardKey(id));
 
-  listed(server.registerTool(
+  carded(listed(server.registerTool(
     "codex_start",
     {
       title: "Start a Codex task",
@@ -43,9 +47,9 @@ export function registerTaskTools(server: McpServer, service: BridgeService, hol
       const t = await service.start(args, connectionKey(extra));
       return ok(`${t.id} ${t.state} · project ${t.project_id}${t.unknown ? ` · UNKNOWN: ${t.unknown.method}` : ""}${t.failure ? `\n${failureText(t.failure)}` : ""}${!t.relay && t.thread_id ? `\n${NO_RELAY_NOTE}` : ""}\nnext: ${t.failure ? "codex_status" : `codex_wait ${t.id}`}`, taskView(t));
     }),
-  ));
+  )));
 
-  listed(server.registerTool(
+  carded(listed(server.registerTool(
     "codex_wait",
     {
       title: "Wait for task progress",
@@ -80,9 +84,9 @@ export function registerTaskTools(server: McpServer, service: BridgeService, hol
       });
       return ok(renderWait(answer), waitStructured(answer));
     }),
-  ));
+  )));
 
-  listed(server.registerTool(
+  carded(listed(server.registerTool(
     "codex_status",
     {
       title: "Task status",
@@ -106,7 +110,7 @@ export function registerTaskTools(server: McpServer, service: BridgeService, hol
       const text = tasks.length ? tasks.map(taskLine).join("\n") : "no tasks yet; start one with codex_start";
       return ok(text, { tasks: tasks.map(taskView) });
     }),
-  ));
+  )));
 
   listed(server.registerTool(
     "codex_send",
@@ -139,7 +143,7 @@ export function registerTaskTools(server: McpServer, service: BridgeService, hol
         task_id: taskId,
         request_id: requestId,
         action: z.string().min(1).max(60),
-        payload: z.record(z.string(), z.unknown()).optional(),
+        payload: anyObject().optional(),
       }),
       outputSchema: requestOut,
       annotations: MUTATING,
@@ -161,8 +165,8 @@ export function registerTaskTools(server: McpServer, service: BridgeService, hol
         task_id: taskId,
         request_id: requestId,
         status: z.enum(["success", "error", "unavailable", "declined"]),
-        result: z.union([z.string(), z.record(z.string(), z.unknown()), z.array(z.unknown())]),
-        sources: z.array(z.union([z.string(), z.record(z.string(), z.unknown())])).max(200).optional(),
+        result: z.union([z.string(), anyObject(), z.array(z.unknown())]),
+        sources: z.array(z.union([z.string(), anyObject()])).max(200).optional(),
         tool_used: z.string().max(200).optional(),
       }),
       outputSchema: requestOut,
@@ -175,7 +179,7 @@ export function registerTaskTools(server: McpServer, service: BridgeService, hol
     }),
   ));
 
-  listed(server.registerTool(
+  carded(listed(server.registerTool(
     "codex_result",
     {
       title: "Task result with evidence",
@@ -196,7 +200,7 @@ export function registerTaskTools(server: McpServer, service: BridgeService, hol
       const noRelay = !t.relay && t.thread_id ? { text: `\n${NO_RELAY_NOTE}`, view: { relay: false } } : { text: "", view: {} };
       return ok(renderResultText(result) + noRelay.text, { ...(result as unknown as Record<string, unknown>), ...noRelay.view });
     }),
-  ));
+  )));
 
   listed(server.registerTool(
     "codex_inspect",
@@ -208,7 +212,7 @@ export function registerTaskTools(server: McpServer, service: BridgeService, hol
         task_id: taskId,
         kind: z.enum(INSPECT_KINDS),
         item_id: z.string().max(200).optional(),
-        offset: z.number().int().min(0).optional(),
+        offset: countFromZero().optional(),
         limit: z.number().int().min(1).max(32000).optional(),
       }),
       outputSchema: outputOf({ items: z.array(z.unknown()).optional(), next_offset: z.number().optional() }),

@@ -2,7 +2,10 @@
 // timeout and their number is capped; without both, every `initialize` a client ever sent stayed in memory.
 /** A session nobody used for this long is closed; a client that comes back gets 404 and re-initializes. */
 export const DEFAULT_SESSION_IDLE_MS = 10 * 60 * 1000;
-/** Live sessions at most; one more `initialize` is refused with 503 until one is closed or expires. */
+/**
+ * Live sessions at most. At the cap a new `initialize` closes the least recently used idle session (a client that
+ * reconnects without DELETE leaves those behind); only when every session has a request in flight is it refused (503).
+ */
 export const DEFAULT_MAX_SESSIONS = 100;
 /** The sweep runs this often at most (and more often for short idle timeouts, so they are honoured). */
 const MAX_SWEEP_INTERVAL_MS = 60_000;
@@ -39,12 +42,21 @@ export class SessionRegistry<S extends Closable> {
   }
 
   /**
-   * Reserves room for one new session (sweeping expired ones first when full); false at the cap. Call the returned
-   * release once the initialize ended, whether or not it registered a session.
+   * Reserves room for one new session (when full: sweeping expired ones, then closing the least recently used idle
+   * one); null when every session is busy. Call the returned release once the initialize ended, whether or not it
+   * registered a session. `onEvicted` hears of a session closed to make room.
    */
-  reserve(): (() => void) | null {
-    if (this.sessions.size + this.reserved >= this.limits.maxSessions) this.sweep();
-    if (this.sessions.size + this.reserved >= this.limits.maxSessions) return null;
+  reserve(onEvicted?: (idleMs: number) => void): (() => void) | null {
+    const full = () => this.sessions.size + this.reserved >= this.limits.maxSessions;
+    if (full()) this.sweep();
+    if (full()) {
+      const victim = this.leastRecentlyUsedIdle();
+      if (victim) {
+        onEvicted?.(this.now() - victim[1].lastSeen);
+        void this.close(victim[0]);
+      }
+    }
+    if (full()) return null;
     this.reserved++;
     let released = false;
     return () => {
@@ -90,6 +102,13 @@ export class SessionRegistry<S extends Closable> {
     if (!e) return;
     this.sessions.delete(id);
     await e.session.close().catch(() => {});
+  }
+
+  /** The idle session (no exchange open) used longest ago, if any. */
+  private leastRecentlyUsedIdle(): [string, Entry<S>] | null {
+    let oldest: [string, Entry<S>] | null = null;
+    for (const entry of this.sessions) if (entry[1].open === 0 && (!oldest || entry[1].lastSeen < oldest[1].lastSeen)) oldest = entry;
+    return oldest;
   }
 
   /** Closes every session idle (nothing open) for longer than the timeout; returns how many. */

@@ -1,6 +1,7 @@
 // Checks one inbound JSON-RPC value before the MCP SDK sees it, so malformed input gets the error JSON-RPC 2.0 asks
 // for: the SDK's stdio transport drops it without a word and its HTTP transport answers -32700 for everything.
-import { JSONRPCMessageSchema, RequestIdSchema, type JSONRPCMessage, type RequestId } from "@modelcontextprotocol/sdk/types.js";
+import { randomBytes } from "node:crypto";
+import { JSONRPCMessageSchema, type JSONRPCMessage, type RequestId } from "@modelcontextprotocol/sdk/types.js";
 
 export const PARSE_ERROR = -32700;
 export const INVALID_REQUEST = -32600;
@@ -12,8 +13,18 @@ export interface JsonRpcErrorReply {
   error: { code: number; message: string };
 }
 
+/**
+ * A numeric id the SDK cannot carry (a fraction like 1.5, or an integer beyond 2^53): MCP's RequestId is any JSON
+ * number, but the SDK takes only safe integers. The message goes to the SDK under a unique string id instead, and
+ * the transport puts the original back into the answer.
+ */
+export interface IdAlias {
+  surrogate: string;
+  original: number;
+}
+
 export type InboundCheck =
-  | { ok: true; message: JSONRPCMessage }
+  | { ok: true; message: JSONRPCMessage; alias?: IdAlias }
   | {
       ok: false;
       /** The request's id when it is a valid one, else null (JSON-RPC's rule for errors "in detecting the id"). */
@@ -38,10 +49,18 @@ type PlainObject = Record<string, unknown>;
 const isPlainObject = (v: unknown): v is PlainObject => typeof v === "object" && v !== null && !Array.isArray(v);
 const has = (o: PlainObject, key: string): boolean => Object.prototype.hasOwnProperty.call(o, key);
 
-/** The value of a top-level "id" when it is a valid JSON-RPC id for MCP (string or integer), else null. */
+/** The value of a top-level "id" when it is a valid JSON-RPC id for MCP (a string or any finite number), else null. */
 export function validId(value: unknown): RequestId | null {
-  const r = RequestIdSchema.safeParse(value);
-  return r.success ? r.data : null;
+  if (typeof value === "string") return value;
+  return typeof value === "number" && Number.isFinite(value) ? value : null;
+}
+
+const ALIAS_PREFIX = `codex-bridge-id-${randomBytes(6).toString("hex")}-`;
+let aliases = 0;
+
+function aliasFor(id: unknown): IdAlias | undefined {
+  if (typeof id !== "number" || Number.isSafeInteger(id)) return undefined;
+  return { surrogate: `${ALIAS_PREFIX}${++aliases}`, original: id };
 }
 
 function firstIssue(err: { issues: readonly { path: readonly PropertyKey[]; message: string }[] }): string {
@@ -77,15 +96,16 @@ export function checkInbound(value: unknown): InboundCheck {
   if (obj.jsonrpc !== "2.0") return fail(id, INVALID_REQUEST, 'Invalid Request: "jsonrpc" must be "2.0"', !isNotification);
   if (!hasMethod) return fail(id, INVALID_REQUEST, 'Invalid Request: "method" is missing (and it is not a response)');
   if (typeof obj.method !== "string") return fail(id, INVALID_REQUEST, 'Invalid Request: "method" must be a string', !isNotification);
-  if (hasId && id === null) return fail(null, INVALID_REQUEST, 'Invalid Request: "id" must be a string or an integer');
+  if (hasId && id === null) return fail(null, INVALID_REQUEST, 'Invalid Request: "id" must be a string or a number');
   if (has(obj, "params") && !isPlainObject(obj.params)) {
     return fail(id, INVALID_PARAMS, 'Invalid params: "params" must be an object', !isNotification);
   }
 
-  const cleaned: PlainObject = { jsonrpc: "2.0", ...(hasId ? { id: obj.id } : {}), method: obj.method };
+  const alias = hasId ? aliasFor(obj.id) : undefined;
+  const cleaned: PlainObject = { jsonrpc: "2.0", ...(hasId ? { id: alias ? alias.surrogate : obj.id } : {}), method: obj.method };
   if (has(obj, "params")) cleaned.params = obj.params;
   const parsed = JSONRPCMessageSchema.safeParse(cleaned);
-  if (parsed.success) return { ok: true, message: parsed.data };
+  if (parsed.success) return alias ? { ok: true, message: parsed.data, alias } : { ok: true, message: parsed.data };
   return fail(id, INVALID_PARAMS, `Invalid params: ${firstIssue(parsed.error)}`, !isNotification);
 }
 

@@ -40,6 +40,8 @@ export class BoundedStdioServerTransport implements Transport {
   private size = 0;
   /** Set while an over-long line is being discarded; it still looks for the line's id. */
   private discarding: { scanner: TopLevelIdScanner; bytes: number } | null = null;
+  /** Requests in flight under a surrogate id (jsonrpc-inbound.ts IdAlias): surrogate → the client's own id. */
+  private readonly aliases = new Map<string, number>();
 
   constructor(
     private readonly stdin: Readable = process.stdin,
@@ -58,6 +60,13 @@ export class BoundedStdioServerTransport implements Transport {
 
   /** Exactly what the SDK's stdio transport writes: the JSON and a newline; resolves once stdout took it. */
   send(message: JSONRPCMessage): Promise<void> {
+    if ("id" in message && typeof message.id === "string" && !("method" in message)) {
+      const original = this.aliases.get(message.id);
+      if (original !== undefined) {
+        this.aliases.delete(message.id);
+        return this.writeLine({ ...message, id: original });
+      }
+    }
     return this.writeLine(message);
   }
 
@@ -140,6 +149,7 @@ export class BoundedStdioServerTransport implements Transport {
       this.refuse(checked.id, checked.code, checked.message, checked.answerable);
       return;
     }
+    if (checked.alias) this.aliases.set(checked.alias.surrogate, checked.alias.original);
     try {
       this.onmessage?.(checked.message);
     } catch (err) {

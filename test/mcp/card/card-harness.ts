@@ -102,7 +102,7 @@ export const FINAL = "## Done\n\nI added **one note** and wrote `approved.txt`:\
 
 /** A bridge whose profile leaves approvals to the person, on the real app-server with the mock model. */
 export async function personHarness(): Promise<Harness> {
-  return startHarness(await getPlatform(), { mockProvider: true, approvalPolicy: "on-request", extraConfig: 'model = "gpt-5.5"\napprovals = "person"' });
+  return startHarness(await getPlatform(), { mockProvider: true, approvalPolicy: "on-request", extraConfig: 'model = "gpt-5.5"\napprovals = "person"', viewHost: true });
 }
 
 /**
@@ -171,6 +171,13 @@ export async function runScenario(h: Harness, taskId: string, page: CardPage, sh
   const model = await h.call("codex_respond", { task_id: taskId, request_id: ask.request, action: "accept" });
   expect(model.isError).toBe(true);
   expect(resultText(model)).toMatch(/task card/);
+  // The model calls the card's own tool too: without the card's key, or with a made-up one, nothing is answered.
+  for (const card_key of [undefined, "x".repeat(32)]) {
+    const posing = await h.call("codex_card_respond", { task_id: taskId, request_id: ask.request, action: "accept", ...(card_key ? { card_key } : {}) });
+    expect(posing.isError).toBe(true);
+    expect(resultText(posing)).toMatch(/card_key.*Nothing was answered/);
+  }
+  expect(h.bridge.domain.repo.interaction(ask.request)!.state).toBe("pending");
   expect(fs.existsSync(path.join(h.projectDir, "approved.txt"))).toBe(false);
   await shot("approval");
 
@@ -180,8 +187,8 @@ export async function runScenario(h: Harness, taskId: string, page: CardPage, sh
   expect(fs.readFileSync(path.join(h.projectDir, "approved.txt"), "utf8")).toBe("approved\n");
   expect(done.commands.at(-1)).toMatchObject({ command: APPROVAL_COMMAND, exit: "exit 0" });
   expect(done.asks).toEqual([]);
-  expect(done.answered.join("\n")).toMatch(new RegExp(`${ask.request} command ${APPROVAL_COMMAND.replace(/[.*+?^${}()|[\]\\]/g, "\\$&")} → accept by the person`));
-  expect(h.bridge.domain.repo.interaction(ask.request)!.answered_by).toBe("person");
+  expect(done.answered.join("\n")).toMatch(new RegExp(`${ask.request} command ${APPROVAL_COMMAND.replace(/[.*+?^${}()|[\]\\]/g, "\\$&")} → accept by the person on the task card`));
+  expect(h.bridge.domain.repo.interaction(ask.request)!.answered_by).toBe("person on the task card");
   expect(done.finalHtml).toContain("<h4>Done</h4>");
   expect(done.finalHtml).toContain("<strong>one note</strong>");
   expect(done.finalHtml).toContain('<a data-file="notes/hello.txt">notes/hello.txt</a>');

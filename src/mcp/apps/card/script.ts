@@ -6,6 +6,14 @@ export const CARD_JS = String.raw`
 const $ = (id) => document.getElementById(id);
 const POLL_MS = 1500;
 let taskId = null, card = null, skew = 0, timer = null, sending = false;
+// Each task's card key, which makes a decision the person's: it comes only in the _meta of tool results (hosts hand
+// _meta to the view, never to the model). ChatGPT's own bridge exposes that _meta as window.openai.toolResponseMetadata.
+const keys = {};
+function learnKeys(meta) { const k = meta && meta["codex-bridge/card-keys"]; if (k && typeof k === "object") Object.assign(keys, k); }
+function keyFor(id) {
+  if (!keys[id]) { try { learnKeys(window.openai && window.openai.toolResponseMetadata); } catch (e) {} }
+  return keys[id];
+}
 function el(tag, attrs, ...kids) {
   const e = document.createElement(tag);
   for (const [k, v] of Object.entries(attrs || {})) {
@@ -76,6 +84,8 @@ function asks() {
 }
 async function answer(r, action, inputs) {
   const args = { task_id: card.task_id, request_id: r.request_id, action };
+  const key = keyFor(card.task_id);
+  if (key) args.card_key = key;
   if (action === "answer") {
     const answers = {};
     for (const f of inputs) answers[f.dataset.question] = f.value;
@@ -139,6 +149,7 @@ async function refresh() {
   clearTimeout(timer);
   try {
     const r = await callTool("codex_card", { task_id: taskId, ...(card && card.task_id === taskId ? { since: card.version } : {}) });
+    learnKeys(r._meta);
     const s = r.structuredContent || {};
     if (!s.unchanged) {
       if (!s.task_id) throw new Error(textOf(r) || "the card data did not arrive");
@@ -153,7 +164,7 @@ function follow(id) {
   taskId = id; card = null; refresh();
 }
 handlers["ui/notifications/tool-input"] = (p) => follow(p.arguments && p.arguments.task_id);
-handlers["ui/notifications/tool-result"] = (p) => { if (!p.isError) follow(taskIdOf(p)); else if (!taskId) say(textOf(p)); };
+handlers["ui/notifications/tool-result"] = (p) => { learnKeys(p._meta); if (!p.isError) follow(taskIdOf(p)); else if (!taskId) say(textOf(p)); };
 setInterval(tick, 1000);
 initialize(() => refresh()).catch((e) => say(String(e && e.message || e)));
 `;
