@@ -73,7 +73,7 @@ export async function assembleBridge(platform: Platform, opts: AssembleOptions, 
     userHome: dirs.home,
     make: (env) =>
       new CodexRuntime(
-        { platform, codexBin: codex.bin, env, version: BUILD_INFO.version, verifiedVersions: opts.verifiedCodex, log: opts.log, liveness: livenessOf(config.config.codex) },
+        { platform, codexBin: codex.bin, env, version: BUILD_INFO.version, verifiedVersions: opts.verifiedCodex, log: opts.log, liveness: { ...livenessOf(config.config.codex), busy: () => domain.activeCounts().active > 0 } },
         {
           notification: (c, n) => domain.onNotification(c, n),
           request: (c, r) => domain.onServerRequest(c, r),

@@ -9,6 +9,8 @@ export interface LivenessOptions {
   unresponsiveMs?: number;
   /** Not answering this long: killed and replaced by itself. 0 never. Default 120 s. */
   restartAfterMs?: number;
+  /** Whether a turn runs on it: a quiet app-server is probed only then (or while a request waits), not when idle. */
+  busy?: () => boolean;
 }
 
 export const DEFAULT_UNRESPONSIVE_MS = 10_000;
@@ -26,7 +28,7 @@ export class LivenessWatch {
 
   constructor(
     private readonly client: AppServerClient,
-    opts: LivenessOptions,
+    private readonly opts: LivenessOptions,
     private readonly log: EventLog,
     /** Kills and replaces the app-server (the runtime's forced restart). */
     private readonly replace: (why: string) => Promise<unknown>,
@@ -58,7 +60,7 @@ export class LivenessWatch {
     if (c.state !== "ready" || c.readingPaused) return;
     const now = Date.now();
     if (c.unresponsiveSince === null) {
-      if (!this.probing && now - c.lastHeardAt >= PROBE_AFTER_MS) {
+      if (!this.probing && now - c.lastHeardAt >= PROBE_AFTER_MS && (c.diagnostics().pendingRequests > 0 || (this.opts.busy?.() ?? true))) {
         this.probing = true;
         // Its answer (any output at all) is what counts; the probe's own deadline is the watch's, not the request's.
         void threadLoadedList(c, { timeoutMs: 24 * 3_600_000 })

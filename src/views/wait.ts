@@ -6,6 +6,7 @@ import type { EventRow } from "../store/rows.ts";
 import { SETTLED_STATES } from "../store/rows.ts";
 import { personDecides } from "../policy/answerer.ts";
 import { bridgeAlerts, type BridgeAlert } from "../tasks/alerts.ts";
+import { StoreError } from "../store/errors.ts";
 import type { TaskDomain } from "../tasks/domain.ts";
 import { activity, activityLine } from "./activity.ts";
 import { buildDelta, isNews, isRoutine, MAX_EVENTS_PER_WAIT, ROUTINE_BATCH, type TaskDelta, type WaitMode } from "./wait-delta.ts";
@@ -227,7 +228,14 @@ function answer(
     if (!w.explicit && (to.seq !== w.from.seq || w.lost)) commits.push(() => domain.repo.cursors.set(o.connectionKey, w.id, to));
   }
   if (commits.length) {
-    const commit = () => domain.repo.tx(() => commits.forEach((c) => c()));
+    // On a full disk the answer still goes out; the cursor stays where it was, so the next wait says it again.
+    const commit = () => {
+      try {
+        domain.repo.tx(() => commits.forEach((c) => c()));
+      } catch (err) {
+        if (!(err instanceof StoreError)) throw err;
+      }
+    };
     if (o.commitWhenDelivered) o.commitWhenDelivered(commit);
     else commit();
   }

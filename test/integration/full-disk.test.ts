@@ -48,6 +48,10 @@ describe("a full disk during a turn", () => {
       expect(status.isError, resultText(status)).toBeFalsy();
       expect(sc(status).alerts?.[0]?.code).toBe("disk_full");
       expect(resultText(status)).toMatch(/bridge disk_full: .*Free space/);
+      // A wait answers too (within seconds, not its whole timeout), saying why the task does not move.
+      const wait = await harness.call("codex_wait", { task_id: id, timeout_seconds: 60 });
+      expect(wait.isError, resultText(wait)).toBeFalsy();
+      expect(sc(wait).alerts?.[0]?.code).toBe("disk_full");
       // A write a tool call needs is refused naming the file, the cause and the remedy, not the driver's bare text.
       const refused = await harness.call("codex_start", { project_id: "demo", prompt: "another" });
       expect(refused.isError, resultText(refused)).toBe(true);
