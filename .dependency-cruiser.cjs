@@ -39,6 +39,13 @@ module.exports = {
       to: { path: layer(to) },
     })),
     {
+      name: "mcp-only-through-the-service",
+      comment: "src/mcp reaches the bridge only through src/service (BridgeService and the types, errors and limits it exports), besides the shared leaf modules at the top of src/",
+      severity: "error",
+      from: { path: "^src/mcp/" },
+      to: { path: "^(src|platform)/", pathNot: "^src/(mcp|service)/|^src/[^/]+\\.ts$" },
+    },
+    {
       name: "mcp-apps-stand-alone",
       comment: "the MCP Apps pages (src/mcp/apps/) are page text: they import nothing outside their folder",
       severity: "error",

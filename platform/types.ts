@@ -60,6 +60,11 @@ export interface OsDirs {
 export interface Platform {
   readonly name: "node" | "bun" | "deno";
   spawn(command: string, args: string[], opts: SpawnOptions): ChildHandle;
+  /**
+   * A connection to an app-server's Unix control socket (WebSocket over the socket), presented like a child whose
+   * stdout carries one JSON-RPC message per line; `killTree` and `endStdin` only drop the connection.
+   */
+  connectSocket(socketPath: string): Promise<ChildHandle>;
   openDatabase(path: string): Promise<Database>;
   /** true when a process with this pid exists (signal 0). */
   processAlive(pid: number): boolean;

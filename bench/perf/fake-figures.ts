@@ -1,4 +1,4 @@
-// Figures that need events on demand, through the benchmark's fake app-server: codex_wait wake latency, an approval
+// Figures that need events on demand, through the fake app-server's benchmark script (test/support/fake-bench.ts): codex_wait wake latency, an approval
 // reaching the supervisor, codex_status round trips and a 100,000-event storm; each (where there is one) beside the
 // same events read straight from the fake over JSONL.
 import { chmodSync, writeFileSync } from "node:fs";
@@ -11,7 +11,7 @@ import { nowMs } from "./stats.ts";
 import { ROOT, spawnBridge, structured, type BridgeClient, type World } from "./world.ts";
 
 const BUN = join(ROOT, "node_modules", ".bin", "bun");
-const FAKE = join(ROOT, "bench", "fake-app-server.ts");
+const FAKE = join(ROOT, "test", "support", "fake-app-server.ts");
 /** How long a codex_wait is given to reach the bridge and block before the event is sent. */
 const BLOCK_MS = 15;
 

@@ -11,11 +11,13 @@ import { redactor } from "../policy/redact.ts";
 import { collectHealth, type HealthReport } from "../runtime/health.ts";
 import { CodexRuntime } from "../runtime/app-server.ts";
 import { RuntimePool } from "../runtime/pool.ts";
-import { replaceProjects, taskSettings } from "../config/settings.ts";
+import { replaceProjects, taskSettings, type TaskSettings } from "../config/settings.ts";
 import { TaskDomain } from "../tasks/domain.ts";
+import { ArtifactReads } from "../service/artifacts.ts";
 import { storageProblem } from "../tasks/alerts.ts";
 import { BridgeService } from "../service/bridge.ts";
 import { PersonService } from "../service/person.ts";
+import { viewReads } from "../views/reads.ts";
 import { createMcpServer, type WaitHold } from "../mcp/server.ts";
 import type { EventLog, Logger } from "../log.ts";
 import { describeStartupError, openBridgeState, type OpenedState } from "./open-state.ts";
@@ -29,6 +31,9 @@ export interface Bridge {
   /** The config file read again when it changes (projects apply at once); codex-bridge projects add/remove rely on it. */
   configWatch: ConfigWatch;
   store: OpenedStore;
+  repo: Repo;
+  runtimes: RuntimePool;
+  settings: TaskSettings;
   domain: TaskDomain;
   service: BridgeService;
   /** The person at the machine's surface (the control endpoint's commands). */
@@ -52,10 +57,9 @@ export interface AssembleOptions {
   verifiedCodex?: readonly string[];
 }
 
-export function resolveCodex(platform: Platform, env: Record<string, string | undefined>, configBin?: string): { bin: string | null; error?: string } {
+export function resolveCodex(env: Record<string, string | undefined>, configBin?: string): { bin: string | null; error?: string } {
   const e = configBin && !env.CODEX_BIN && !env.CODEX_EXE ? { ...env, CODEX_BIN: configBin } : env;
   const r = locateCodex({ env: e, platform: hostPlatform() });
-  void platform;
   return "error" in r ? { bin: null, error: r.error } : { bin: r.path };
 }
 
@@ -63,7 +67,7 @@ export function resolveCodex(platform: Platform, env: Record<string, string | un
 export async function assembleBridge(platform: Platform, opts: AssembleOptions, opened?: OpenedState): Promise<Bridge> {
   const dirs = platform.dirs();
   const { config, store } = opened ?? (await openBridgeState(platform, opts));
-  const codex = resolveCodex(platform, opts.env, config.config.codex.bin);
+  const codex = resolveCodex(opts.env, config.config.codex.bin);
   const repo = new Repo(store.db, redactor, store.condition);
   let domain: TaskDomain;
   const settings = taskSettings(config.config, opts.env);
@@ -71,15 +75,15 @@ export async function assembleBridge(platform: Platform, opts: AssembleOptions, 
     profiles: settings.profiles,
     env: opts.env,
     userHome: dirs.home,
-    make: (env) =>
+    make: (env, shared) =>
       new CodexRuntime(
-        { platform, codexBin: codex.bin, env, version: BUILD_INFO.version, verifiedVersions: opts.verifiedCodex, log: opts.log, liveness: { ...livenessOf(config.config.codex), busy: () => domain.activeCounts().active > 0 } },
+        { platform, codexBin: codex.bin, env, version: BUILD_INFO.version, verifiedVersions: opts.verifiedCodex, log: opts.log, ...(shared ? { shared } : {}), liveness: { ...livenessOf(config.config.codex), busy: () => domain.activeCounts().active > 0 } },
         {
           notification: (c, n) => domain.onNotification(c, n),
           request: (c, r) => domain.onServerRequest(c, r),
           exit: (c) => domain.onExit(c),
           late: (c, r) => domain.onLateResponse(c, r),
-          silence: () => domain.wakeAll(),
+          silence: () => domain.writes.wakeWaiters(),
         },
       ),
   });
@@ -120,20 +124,24 @@ export async function assembleBridge(platform: Platform, opts: AssembleOptions, 
       });
   };
   const c = config.config;
-  const service = new BridgeService(domain, platform, health, {
-    maxArtifactBytes: c.max_artifact_bytes,
-    inlineArtifactBytes: c.inline_artifact_bytes,
-    sensitivePaths: c.sensitive_paths,
-  }, opts.log, () => void configWatch.refresh());
+  const artifacts = new ArtifactReads({ maxArtifactBytes: c.max_artifact_bytes, inlineArtifactBytes: c.inline_artifact_bytes, sensitivePaths: c.sensitive_paths }, (id) => {
+    const p = domain.project(id);
+    return { cwd: p.cwd, allowHardLinks: p.allow_hard_links === true };
+  });
+  const reads = viewReads(domain, repo, settings);
+  const service = new BridgeService(domain, reads, artifacts, platform, health, opts.log, () => void configWatch.refresh());
   const beforeClose: Bridge["beforeClose"] = [];
   return {
     platform,
     config,
     configWatch,
     store,
+    repo,
+    runtimes,
+    settings,
     domain,
     service,
-    person: new PersonService(domain),
+    person: new PersonService(domain, reads),
     beforeClose,
     codexBin: codex.bin,
     codexError: codex.error,
@@ -142,6 +150,7 @@ export async function assembleBridge(platform: Platform, opts: AssembleOptions, 
       domain.writes.stop();
       // Side by side: a last notification gets the app-server's stop time too (a stopping bridge has under a second).
       await Promise.all([...beforeClose.splice(0).map((hook) => hook().catch(() => {})), runtimes.stop(300)]);
+      domain.close();
       store.close();
     },
   };

@@ -1,6 +1,6 @@
 // `codex-bridge doctor [--json]`: the health report from the command line; exit 0 when healthy.
 import type { Platform } from "../../platform/types.ts";
-import { renderHealth } from "../mcp/tools/admin.ts";
+import { renderHealth } from "../mcp/tools/render.ts";
 import { StoreLockedError } from "../store/lock.ts";
 import { assembleBridge, describeStartupError } from "../app/assemble.ts";
 import { healthBesideRunningBridge, type DoctorReport } from "./doctor-beside-bridge.ts";

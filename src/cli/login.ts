@@ -1,5 +1,5 @@
 // `codex-bridge login|logout [--profile NAME]`: Codex's own login (or logout) run in a profile's codex_home, so the
-// profile's app-server has its own credentials. The user's default Codex home is never touched (seed 002).
+// profile's app-server has its own credentials. The user's default Codex home is never touched.
 import { mkdirSync } from "node:fs";
 import type { Platform } from "../../platform/types.ts";
 import { resolveCodex } from "../app/assemble.ts";
@@ -68,7 +68,7 @@ export async function runAccount(platform: Platform, action: "login" | "logout",
     );
     return 1;
   }
-  const codex = resolveCodex(platform, env, configBin);
+  const codex = resolveCodex(env, configBin);
   if (!codex.bin) {
     err(`codex-bridge ${action}: ${codex.error}`);
     return 1;

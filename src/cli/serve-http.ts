@@ -2,6 +2,7 @@
 // `tunnel-client --mcp.server-url` and local clients. One bridge (one database owner, one Codex app-server)
 // serves every session; each session gets its own McpServer so concurrent conversations are not serialized.
 import { connectMcp } from "../mcp/delivery.ts";
+import { shutdownFor } from "./shutdown.ts";
 import { DEFAULT_MAX_SESSIONS, DEFAULT_SESSION_IDLE_MS, SessionRegistry } from "../mcp/transport/http-sessions.ts";
 import { checkInboundText, errorReply, type JsonRpcErrorReply } from "../mcp/transport/jsonrpc-inbound.ts";
 import { restoreIdInResponse, sameLengthSurrogate } from "../mcp/transport/http-id-alias.ts";
@@ -93,7 +94,7 @@ export async function startHttpServer(
   const tokenDigest = opts.token ? digest(opts.token) : null;
   // The flag, else the config's max_wait_seconds (55 s unless raised): HTTP calls are not serialized, so a wait may
   // hold the whole limit.
-  const waitSeconds = opts.maxWaitSeconds ?? bridge.domain.settings.maxWaitSeconds;
+  const waitSeconds = opts.maxWaitSeconds ?? bridge.settings.maxWaitSeconds;
   let allowedHosts = new Set<string>();
 
   const newSession = async (): Promise<StreamableHTTPServerTransport> => {
@@ -283,20 +284,7 @@ export async function runHttp(platform: Platform, args: string[], logger: Logger
     return 1;
   }
 
-  let stopping = false;
-  const shutdown = async (why: string) => {
-    if (stopping) return;
-    stopping = true;
-    log("info", "stopping", { reason: why });
-    const hard = setTimeout(() => process.exit(0), 1500);
-    try {
-      await served.close().catch(() => {});
-      await bridge.close();
-    } finally {
-      clearTimeout(hard);
-      process.exit(0);
-    }
-  };
+  const shutdown = shutdownFor(bridge, log, () => served.close().catch(() => {}));
   process.on("SIGTERM", () => void shutdown("SIGTERM"));
   process.on("SIGINT", () => void shutdown("SIGINT"));
   process.on("SIGHUP", () => void shutdown("SIGHUP"));

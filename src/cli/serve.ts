@@ -10,9 +10,7 @@ import type { OpenedState } from "../app/open-state.ts";
 import type { EarlyStdio } from "./early-stdio.ts";
 import { collectWhenIdle } from "./idle-gc.ts";
 import { installCrashGuard } from "./crash-guard.ts";
-
-// Leaves the app-server its close grace (300 ms) plus margin, and stays under the one second a restart may wait.
-const STOP_DEADLINE_MS = 800;
+import { shutdownFor } from "./shutdown.ts";
 
 /** What main.ts has done already on the stdio fast path: logger set up, stdin read early, config and state opened. */
 export interface ServeStart {
@@ -53,39 +51,11 @@ export async function runServe(platform: Platform, allArgs: string[], start?: Se
   const stdin = start?.early.input ?? process.stdin;
   const bounded = new BoundedStdioServerTransport(stdin, process.stdout, { log });
   const transport = start ? start.early.adopt(bounded, log) : bounded;
-  let stopping = false;
-  // The tunnel stops us by closing stdin, then SIGTERM, never SIGKILL, and starts nothing until we are gone:
-  // stop answering, end the app-server, exit well within a second whatever hangs.
-  const shutdown = async (why: string) => {
-    if (stopping) return;
-    stopping = true;
-    log("info", "stopping", { reason: why });
-    const appServers = bridge.domain.runtimes.all().map((s) => s.runtime.current);
-    const finish = () => {
-      // Anything an app-server left in its process group goes too (the group outlives its leader).
-      for (const appServer of appServers) appServer?.kill("SIGKILL");
-      try {
-        bridge.store.close();
-      } catch {
-        // closed already
-      }
-      process.exit(0);
-    };
-    const hard = setTimeout(() => {
-      log("warn", "stop_forced", { after_ms: STOP_DEADLINE_MS });
-      finish();
-    }, STOP_DEADLINE_MS);
-    try {
-      stdin.pause();
-      await server.close().catch(() => {});
-      await bridge.close();
-    } catch (err) {
-      log("error", "stop_failed", { error: err instanceof Error ? err.constructor.name : "unknown" });
-    } finally {
-      clearTimeout(hard);
-      finish();
-    }
-  };
+  // The tunnel stops us by closing stdin, then SIGTERM: stop answering, end the app-server, exit within the deadline.
+  const shutdown = shutdownFor(bridge, log, async () => {
+    stdin.pause();
+    await server.close().catch(() => {});
+  });
   stdin.on("end", () => void shutdown("stdin_closed"));
   stdin.on("close", () => void shutdown("stdin_closed"));
   stdin.on("error", () => void shutdown("stdin_failed"));

@@ -1,5 +1,5 @@
 // The environment a `codex app-server` child starts with, per profile: the bridge's own ("inherit") or only what a
-// process needs to run ("minimal", seed 002); the tunnel's key, the HTTP token and the profile's env_deny never pass.
+// process needs to run ("minimal": the OS basics, no secrets of the bridge's); the tunnel's key, the HTTP token and the profile's env_deny never pass.
 import { ALWAYS_DROPPED_ENV } from "../env-names.ts";
 
 export type ChildEnvMode = "inherit" | "minimal";

@@ -2,7 +2,7 @@
 // a mutating request becomes UNKNOWN, never a retry.
 import { randomUUID } from "node:crypto";
 import type { ChildExit, ChildHandle, Platform } from "../../platform/types.ts";
-import { INITIALIZE, INITIALIZED, MUTATING_METHODS } from "./protocol/session.ts";
+import { initialize, INITIALIZED, MUTATING_METHODS } from "./protocol/session.ts";
 import { AnswerNotReadError, ConnectionClosedError, NotSentError, RequestTimeoutError, RpcError, UnknownOutcomeError, UnsendableError } from "./errors.ts";
 import { LineSplitter } from "./jsonl.ts";
 import { StderrCounter, type StderrSummary } from "./stderr-summary.ts";
@@ -14,6 +14,8 @@ export interface AppServerOptions {
   env: Record<string, string>;
   cwd?: string;
   clientVersion: string;
+  /** Attach to the app-server listening on this Unix socket (Codex's shared one) instead of spawning a child. */
+  socketPath?: string;
   /** Acknowledgement deadline for ordinary requests. */
   requestTimeoutMs?: number;
   maxLineChars?: number;
@@ -92,8 +94,14 @@ export class AppServerClient {
 
   constructor(private readonly opts: AppServerOptions) {}
 
+  /** The spawned child's pid; null on a shared server's socket (that process is not ours). */
   get pid(): number | null {
-    return this.child?.pid ?? null;
+    return this.opts.socketPath ? null : (this.child?.pid ?? null);
+  }
+
+  /** true when this is a connection to a shared app-server other clients may use too. */
+  get shared(): boolean {
+    return this.opts.socketPath !== undefined;
   }
 
   onNotification(cb: (n: ServerNotification) => void): () => void {
@@ -121,7 +129,9 @@ export class AppServerClient {
   }
 
   async start(): Promise<InitializeInfo> {
-    const child = this.opts.platform.spawn(this.opts.codexBin, ["app-server"], { env: this.opts.env, cwd: this.opts.cwd });
+    const child = this.opts.socketPath
+      ? await this.opts.platform.connectSocket(this.opts.socketPath)
+      : this.opts.platform.spawn(this.opts.codexBin, ["app-server"], { env: this.opts.env, cwd: this.opts.cwd });
     this.child = child;
     const splitter = new LineSplitter(
       this.opts.maxLineChars ?? 16 * 1024 * 1024,
@@ -144,11 +154,10 @@ export class AppServerClient {
       for (const source of this.stderrCounter.push(chunk)) this.onStderrError?.(source);
     });
     child.onExit((e) => this.handleExit(e));
-    const result = await this.request(INITIALIZE, {
+    const r = (await initialize(this, {
       clientInfo: { name: "codex-bridge", title: "codex-bridge", version: this.opts.clientVersion },
       capabilities: { experimentalApi: true },
-    });
-    const r = (result ?? {}) as Record<string, unknown>;
+    })) ?? {};
     this.initializeInfo = {
       userAgent: typeof r.userAgent === "string" ? r.userAgent : "",
       codexHome: typeof r.codexHome === "string" ? r.codexHome : null,

@@ -24,6 +24,8 @@ export const DEFAULT_SENSITIVE_PATHS: readonly string[] = BUILTIN_SENSITIVE_PATH
 export const APPROVAL_POLICIES = ["untrusted", "on-request", "never"] as const;
 export const SANDBOX_TYPES = ["read-only", "workspace-write", "danger-full-access"] as const;
 export const CHILD_ENV_MODES = ["inherit", "minimal"] as const;
+/** How a profile reaches Codex: its own app-server child, or the Codex home's shared background app-server. */
+export const RUNTIMES = ["spawn", "shared"] as const;
 /** Who may answer Codex's approvals and questions: the supervising model, the person on the task card, or both. */
 export const APPROVERS = ["supervisor", "person", "either"] as const;
 
@@ -59,11 +61,14 @@ export const profileInputSchema = z.strictObject({
   approvals: z.enum(APPROVERS, { error: oneOf(APPROVERS) }).optional(),
   high_risk_patterns: z.array(regexSource, { error: "must be a list of regular expressions" }).optional(),
   forbidden_patterns: z.array(regexSource, { error: "must be a list of regular expressions" }).optional(),
-  // Its own CODEX_HOME (login, config, history) and what the app-server child inherits (seed 002).
+  // Its own CODEX_HOME (login, config, history), so a profile's Codex never shares the user's, and what the
+  // app-server child inherits from the bridge's environment.
   codex_home: absolutePath.optional(),
   child_env: z.enum(CHILD_ENV_MODES, { error: oneOf(CHILD_ENV_MODES) }).optional(),
   env_allow: stringList("environment variable names").optional(),
   env_deny: stringList("environment variable names").optional(),
+  runtime: z.enum(RUNTIMES, { error: oneOf(RUNTIMES) }).optional(),
+  start_shared: z.boolean({ error: "must be true or false" }).optional(),
 });
 
 export const projectInputSchema = z.strictObject({
@@ -135,6 +140,8 @@ export const profileSchema = z.object({
   child_env: z.enum(CHILD_ENV_MODES),
   env_allow: z.array(z.string()),
   env_deny: z.array(z.string()),
+  runtime: z.enum(RUNTIMES),
+  start_shared: z.boolean(),
 });
 
 export const projectSchema = z.object({
@@ -183,5 +190,7 @@ export function builtinProfile(id: string): Profile {
     child_env: "inherit",
     env_allow: [],
     env_deny: [],
+    runtime: "spawn",
+    start_shared: false,
   };
 }

@@ -32,6 +32,10 @@ export interface ProfileSpec {
   child_env: "inherit" | "minimal";
   env_allow: string[];
   env_deny: string[];
+  /** "spawn": the bridge runs its own app-server; "shared": it attaches to the home's shared one (Codex's daemon). */
+  runtime: "spawn" | "shared";
+  /** With runtime "shared": start the shared server when none runs (`codex app-server daemon start`). */
+  start_shared: boolean;
 }
 
 export interface TaskSettings {

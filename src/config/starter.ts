@@ -62,6 +62,9 @@ approvals = "supervisor"
 # child_env = "minimal"
 # env_allow = ["GIT_AUTHOR_NAME", "GIT_AUTHOR_EMAIL"]
 # env_deny = ["AWS_PROFILE"]
+# "shared": attach to the Codex home's shared app-server (the one the Codex TUI uses), so the
+# tasks are threads you can open from Codex; start_shared = true starts it when none runs.
+# runtime = "shared"
 
 # Other profiles take their unset values from [profiles.default].
 # [profiles.fast]

@@ -19,7 +19,7 @@ export interface ServerDeps {
   waitHold?: WaitHold;
 }
 
-/** Wires the tools; every decision lives in the supervisor and artifact modules. */
+/** Wires the tools and the MCP Apps pages; every decision lives behind the service. */
 export function createMcpServer(deps: ServerDeps): McpServer {
   const server = new McpServer(
     { name: SERVER_NAME, version: deps.version },

@@ -1,5 +1,7 @@
-// Builds the answer to a Codex request from the supervisor's decision, after the policy checked it is allowed.
+// Decides whether the supervisor's answer to a Codex request is allowed and what it grants, as a verdict; the reply
+// Codex expects is built from it beside the request types (src/codex/protocol/requests.ts).
 import { BridgeError } from "../bridge-error.ts";
+import { APPROVAL_DECISIONS, EXECPOLICY_AMENDMENT, type Verdict } from "../verdicts.ts";
 import type { InteractionRow } from "../store/rows.ts";
 import { checkDecision, looksCredentialLike } from "./decision-check.ts";
 import { assessCommand } from "./risk.ts";
@@ -12,8 +14,9 @@ export interface RespondInput {
   payload?: Record<string, unknown>;
 }
 
-const COMMAND_ACTIONS = ["accept", "acceptForSession", "acceptWithExecpolicyAmendment", "decline", "cancel"];
-const FILE_ACTIONS = ["accept", "acceptForSession", "decline", "cancel"];
+const [ACCEPT, FOR_SESSION, ...REFUSALS] = APPROVAL_DECISIONS;
+const COMMAND_ACTIONS = [ACCEPT, FOR_SESSION, EXECPOLICY_AMENDMENT, ...REFUSALS];
+const FILE_ACTIONS: string[] = [...APPROVAL_DECISIONS];
 const PERMISSION_ACTIONS = ["accept", "decline"];
 const INPUT_ACTIONS = ["answer", "decline", "cancel"];
 const ELICIT_ACTIONS = ["accept", "decline", "cancel"];
@@ -30,7 +33,7 @@ function refuse(reason: string): never {
 
 /** The decisions Codex offered for a command, as plain names. */
 export function offeredDecisions(params: Record<string, unknown>): string[] {
-  const raw = Array.isArray(params.availableDecisions) ? params.availableDecisions : ["accept", "acceptForSession", "decline", "cancel"];
+  const raw = Array.isArray(params.availableDecisions) ? params.availableDecisions : [...APPROVAL_DECISIONS];
   const names = raw.map((d) => (typeof d === "string" ? d : d && typeof d === "object" ? Object.keys(d)[0] ?? "?" : "?"));
   // Codex accepts decline even where it does not list it; the supervisor must always be able to say no.
   if (!names.includes("decline")) names.push("decline");
@@ -38,10 +41,10 @@ export function offeredDecisions(params: Record<string, unknown>): string[] {
 }
 
 /**
- * Validates the supervisor's answer against what Codex asked and the bridge's policy, and builds the exact JSON-RPC
- * result for it. Throws BridgeError naming the field and the fix.
+ * Validates the supervisor's answer against what Codex asked and the bridge's policy, and returns the verdict. Throws
+ * BridgeError naming the field and the fix.
  */
-export function buildResponse(i: InteractionRow, input: RespondInput, ctx: { projectRoot: string; profile: ProfileSpec }): { response: unknown } {
+export function decide(i: InteractionRow, input: RespondInput, ctx: { projectRoot: string; profile: ProfileSpec }): Verdict {
   const p = i.params;
   const payload = input.payload ?? {};
   const action = input.action;
@@ -57,30 +60,30 @@ export function buildResponse(i: InteractionRow, input: RespondInput, ctx: { pro
       });
       const verdict = checkDecision({ kind: "command", action, assessment, projectRoot: ctx.projectRoot });
       if (!verdict.ok) refuse(verdict.reason);
-      if (action === "acceptWithExecpolicyAmendment") {
+      if (action === EXECPOLICY_AMENDMENT) {
         const offer = (Array.isArray(p.availableDecisions) ? p.availableDecisions : []).find(
-          (d) => d && typeof d === "object" && "acceptWithExecpolicyAmendment" in (d as Record<string, unknown>),
+          (d) => d && typeof d === "object" && EXECPOLICY_AMENDMENT in (d as Record<string, unknown>),
         );
         if (!offer) throw new BridgeError("acceptWithExecpolicyAmendment was not offered for this command; use accept or decline", "action");
-        return { response: { decision: offer } };
+        return { kind: "decision", decision: offer as Record<string, unknown> };
       }
       if (!offered.includes(action)) {
         throw new BridgeError(`${action} was not offered for this command; offered: ${offered.join(", ")}`, "action");
       }
-      return { response: { decision: action } };
+      return { kind: "decision", decision: action };
     }
     case "fileChange": {
       requireAction(i, action, FILE_ACTIONS);
       const grantRoot = typeof p.grantRoot === "string" ? p.grantRoot : null;
       const verdict = checkDecision({ kind: "fileChange", action, grantPaths: grantRoot ? [grantRoot] : [], projectRoot: ctx.projectRoot });
       if (!verdict.ok) refuse(verdict.reason);
-      return { response: { decision: action } };
+      return { kind: "decision", decision: action };
     }
     case "permissions": {
       requireAction(i, action, PERMISSION_ACTIONS);
       const scope = payload.scope ?? "turn";
       if (scope !== "turn" && scope !== "session") throw new BridgeError(`payload.scope must be "turn" or "session", not ${JSON.stringify(scope)}`, "payload.scope");
-      if (action === "decline") return { response: { permissions: {}, scope: "turn" } };
+      if (action === "decline") return { kind: "permissions", permissions: {}, scope: "turn" };
       const perms = (p.permissions ?? {}) as Record<string, unknown>;
       const fs = (perms.fileSystem ?? null) as Record<string, unknown> | null;
       const paths = permissionPaths(fs, ctx.projectRoot);
@@ -95,12 +98,12 @@ export function buildResponse(i: InteractionRow, input: RespondInput, ctx: { pro
       const granted: Record<string, unknown> = {};
       if (perms.network) granted.network = perms.network;
       if (fs) granted.fileSystem = fs;
-      return { response: { permissions: granted, scope } };
+      return { kind: "permissions", permissions: granted, scope };
     }
     case "userInput": {
       requireAction(i, action, INPUT_ACTIONS);
       const questions = Array.isArray(p.questions) ? (p.questions as Record<string, unknown>[]) : [];
-      if (action !== "answer") return { response: { answers: {} } };
+      if (action !== "answer") return { kind: "answers", answers: {} };
       const given = payload.answers;
       if (!given || typeof given !== "object" || Array.isArray(given)) {
         throw new BridgeError(`payload.answers must be an object mapping question id to an answer; questions: ${questions.map((q) => q.id).join(", ")}`, "payload.answers");
@@ -130,11 +133,11 @@ export function buildResponse(i: InteractionRow, input: RespondInput, ctx: { pro
         }
         answers[qid] = { answers: list as string[] };
       }
-      return { response: { answers } };
+      return { kind: "answers", answers };
     }
     case "elicitation": {
       requireAction(i, action, ELICIT_ACTIONS);
-      if (action !== "accept") return { response: { action, content: null, _meta: null } };
+      if (action !== "accept") return { kind: "elicitation", action: action as "decline" | "cancel", content: null };
       if (p.mode === "url" || p.mode === "openai/userVerification") {
         throw new BridgeError(`this elicitation (${String(p.mode)}) needs the user in person; decline or cancel it`, "action");
       }
@@ -143,14 +146,13 @@ export function buildResponse(i: InteractionRow, input: RespondInput, ctx: { pro
       }
       const content = payload.content;
       validateAgainstSchema(content, p.requestedSchema);
-      return { response: { action: "accept", content, _meta: null } };
+      return { kind: "elicitation", action: "accept", content };
     }
     default: {
       if (action !== "decline" && action !== "cancel") {
         throw new BridgeError(`${i.method} is a request kind the bridge does not know; it can only be declined or cancelled`, "action");
       }
-      if (i.method === "applyPatchApproval" || i.method === "execCommandApproval") return { response: { decision: action === "decline" ? "denied" : "abort" } };
-      return { response: { decision: action } };
+      return { kind: "decision", decision: action };
     }
   }
 }

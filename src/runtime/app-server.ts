@@ -2,6 +2,7 @@
 import type { Platform } from "../../platform/types.ts";
 import { AppServerClient, type InitializeInfo, type LateResponse } from "../codex/client.ts";
 import { CodexMissingError } from "../codex/errors.ts";
+import { SharedServerError, sharedServerPid, sharedSocketPath, startSharedServer } from "../codex/shared-daemon.ts";
 import type { ServerNotification, ServerRequest } from "../codex/rpc-messages.ts";
 import { silentLog, type EventLog } from "../log.ts";
 import { checkProtocol, type ProtocolStatus } from "./protocol-check.ts";
@@ -18,6 +19,17 @@ export interface RuntimeOptions {
   log?: EventLog;
   /** When an app-server counts as not answering, and when it is replaced by itself. */
   liveness?: LivenessOptions;
+  /** Attach to the Codex home's shared app-server instead of spawning one (profile `runtime = "shared"`). */
+  shared?: { home: string; start: boolean };
+}
+
+/** Which shared server a `shared` runtime is attached to, for codex_health and doctor. */
+export interface SharedServerInfo {
+  socket: string;
+  pid: number | null;
+  /** "bridge" when this bridge ran `codex app-server daemon start` for it, else "already running". */
+  started_by: "bridge" | "already running";
+  attached_at: string;
 }
 
 export interface RuntimeHandlers {
@@ -44,6 +56,8 @@ export class CodexRuntime {
   /** What the current app-server's protocol check found; null before the first start. */
   protocol: ProtocolStatus | null = null;
   private watch: LivenessWatch | null = null;
+  /** The shared server attached to (shared runtimes only); null before the first attach. */
+  sharedServer: SharedServerInfo | null = null;
 
   constructor(private readonly opts: RuntimeOptions, private readonly handlers: RuntimeHandlers) {}
 
@@ -71,6 +85,7 @@ export class CodexRuntime {
       env: this.opts.env,
       clientVersion: this.opts.version,
       requestTimeoutMs: this.opts.requestTimeoutMs,
+      ...(this.opts.shared ? { socketPath: sharedSocketPath(this.opts.shared.home) } : {}),
     });
     client.onNotification((n) => this.handlers.notification(client, n));
     client.onServerRequest((r) => this.handlers.request(client, r));
@@ -98,11 +113,12 @@ export class CodexRuntime {
         this.client = client;
         this.loadedThreads.clear();
         this.protocol = null;
-        await client.start();
+        if (this.opts.shared) await this.attach(client, this.opts.shared);
+        else await client.start();
         this.protocol = await checkProtocol(client, this.opts.verifiedVersions);
         this.watch = new LivenessWatch(client, this.opts.liveness ?? {}, log, (why) => this.forceRestart(why), () => this.handlers.silence?.(client));
         this.watch.start();
-        log("info", "app_server_started", { pid: client.pid, codex: this.protocol.version, verified: this.protocol.verified, relay: this.protocol.relayRefused ? "refused" : "ok" });
+        log("info", this.opts.shared ? "app_server_attached" : "app_server_started", { pid: client.pid ?? this.sharedServer?.pid ?? null, codex: this.protocol.version, verified: this.protocol.verified, relay: this.protocol.relayRefused ? "refused" : "ok" });
         return client;
       } catch (err) {
         // A child that failed to start or failed the protocol check is never handed out, even before it has exited.
@@ -115,6 +131,38 @@ export class CodexRuntime {
       }
     })();
     return this.starting;
+  }
+
+  /** "shared" when this runtime attaches to the home's shared app-server, "spawn" when it runs its own child. */
+  get mode(): "spawn" | "shared" {
+    return this.opts.shared ? "shared" : "spawn";
+  }
+
+  /**
+   * Connects to the shared server; when none listens and the profile allows it, starts it with
+   * `codex app-server daemon start` first. Never stops it: it belongs to the person and their other Codex clients.
+   */
+  private async attach(client: AppServerClient, shared: { home: string; start: boolean }): Promise<void> {
+    const socket = sharedSocketPath(shared.home);
+    let startedBy: SharedServerInfo["started_by"] = "already running";
+    try {
+      await client.start();
+    } catch (err) {
+      const code = (err as { code?: unknown }).code;
+      if (code !== "ENOENT" && code !== "ECONNREFUSED") throw err;
+      if (!shared.start) {
+        throw new SharedServerError(
+          `no shared Codex app-server is running for ${shared.home} (nothing listens on ${socket}): start it with \`codex app-server daemon start\` (or open Codex there), or set start_shared = true in the profile`,
+        );
+      }
+      const answer = await startSharedServer(this.opts.platform, this.opts.codexBin!, this.opts.env);
+      if (answer.status === "started") startedBy = "bridge";
+      await client.start();
+    }
+    const pid = sharedServerPid(shared.home);
+    // Re-attached to the same server this bridge started earlier: it is still the bridge's start.
+    if (this.sharedServer?.started_by === "bridge" && this.sharedServer.pid === pid) startedBy = "bridge";
+    this.sharedServer = { socket, pid, started_by: startedBy, attached_at: new Date().toISOString() };
   }
 
   info(): { state: string; pid: number | null; connectionId: string | null; initialize: InitializeInfo | null; restarts: number; uptimeMs: number | null } {

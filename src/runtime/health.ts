@@ -4,7 +4,7 @@ import { statSync } from "node:fs";
 import { UnverifiedCodexError } from "../codex/errors.ts";
 import { SUPPORTED_HINT, SUPPORTED_RANGE } from "../codex/protocol/verified.ts";
 import type { Failure } from "../store/rows.ts";
-import type { CodexRuntime } from "./app-server.ts";
+import type { CodexRuntime, SharedServerInfo } from "./app-server.ts";
 import { probeHome, profileHomes, type HomeProbe, type ProfileHome } from "./home-health.ts";
 import { protocolLine } from "./protocol-check.ts";
 import type { RuntimeSlot } from "./pool.ts";
@@ -28,6 +28,9 @@ export interface HealthReport {
     /** `verified`, or `unverified: <version> (what the start-up check found)`. */
     protocol?: string;
     app_server: string;
+    /** "spawn": the bridge's own app-server child; "shared": the Codex home's shared one, described in `server`. */
+    runtime: "spawn" | "shared";
+    server?: SharedServerInfo;
     pid: number | null;
     login: string;
     models: number | null;
@@ -110,7 +113,9 @@ export async function collectHealth(h: HealthInputs): Promise<HealthReport> {
       version = p?.version ?? null;
       appServer = "initialized";
       protocol = p ? protocolLine(p) : undefined;
-      checks.push({ name: "app-server", ok: true, detail: `initialize ok, codex ${version ?? "?"} (supported: ${SUPPORTED_RANGE}), protocol ${protocol ?? "unchecked"}` });
+      const shared = h.runtime.sharedServer;
+      const where = shared ? `, attached to the shared app-server ${shared.socket} (pid ${shared.pid ?? "?"}, ${shared.started_by === "bridge" ? "started by the bridge" : "already running"})` : "";
+      checks.push({ name: "app-server", ok: true, detail: `initialize ok, codex ${version ?? "?"} (supported: ${SUPPORTED_RANGE}), protocol ${protocol ?? "unchecked"}${where}` });
       if (p && !p.verified) warnings.push(`codex ${version ?? "?"} is not a protocol version this bridge was verified against (supported: ${SUPPORTED_RANGE}); it passed the start-up check (${p.checks.join(", ")})`);
       if (p?.relayRefused) {
         relayDisabled = p.relayRefused;
@@ -146,7 +151,7 @@ export async function collectHealth(h: HealthInputs): Promise<HealthReport> {
     bridge: { version: h.build.version, fingerprint: h.build.fingerprint, target: h.build.runtimeTarget, pid: process.pid, uptime_s: Math.round((Date.now() - h.startedAt) / 1000) },
     config: { path: h.config.path, exists: h.config.exists, projects, profiles: h.config.profiles },
     sqlite: { path: h.store.path, ok: !h.store.error && !storage, ...(storage ? { problem: storage.cause } : {}) },
-    codex: { bin: h.codexBin, version, supported: SUPPORTED_RANGE, ...(protocol ? { protocol } : {}), app_server: appServer, pid, login, models, ...(relayDisabled ? { relay_disabled: relayDisabled } : {}) },
+    codex: { bin: h.codexBin, version, supported: SUPPORTED_RANGE, ...(protocol ? { protocol } : {}), app_server: appServer, runtime: h.runtime?.mode ?? "spawn", ...(h.runtime?.sharedServer ? { server: h.runtime.sharedServer } : {}), pid: pid ?? h.runtime?.sharedServer?.pid ?? null, login, models, ...(relayDisabled ? { relay_disabled: relayDisabled } : {}) },
     ...(profiles ? { profiles } : {}),
     checks,
     ...(lastFailure ? { last_failure: lastFailure } : {}),

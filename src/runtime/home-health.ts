@@ -2,7 +2,7 @@
 // there and how many models its app-server lists live. Only presence is read: never the identity, token or key.
 import type { AppServerClient } from "../codex/client.ts";
 import { accountRead } from "../codex/protocol/account.ts";
-import type { CodexRuntime } from "./app-server.ts";
+import type { CodexRuntime, SharedServerInfo } from "./app-server.ts";
 import { listAllModels } from "./model-catalog.ts";
 import type { RuntimeSlot } from "./pool.ts";
 
@@ -24,6 +24,10 @@ export interface ProfileHome {
   /** true when the profile set codex_home: a home apart from the user's own. */
   isolated: boolean;
   app_server: "initialized" | "failed";
+  /** "spawn": the bridge's own app-server; "shared": the home's shared one (see `server`). */
+  runtime: "spawn" | "shared";
+  /** The shared server attached to: its socket, pid, and who started it. */
+  server?: SharedServerInfo;
   login: LoginState;
   models: number | null;
   problem?: string;
@@ -74,6 +78,8 @@ export async function profileHomes(slots: readonly RuntimeSlot[], probed: { runt
         codex_home: slot.home,
         isolated: slot.isolated,
         app_server: probe ? "initialized" : "failed",
+        runtime: slot.runtime.mode,
+        ...(slot.runtime.sharedServer ? { server: slot.runtime.sharedServer } : {}),
         login: probe?.login ?? "unknown",
         models: probe?.models ?? null,
         ...(problem ? { problem } : {}),

@@ -22,13 +22,13 @@ export interface RuntimePoolOptions {
   env: Record<string, string | undefined>;
   /** The user's home directory, to name Codex's default home. */
   userHome: string;
-  make(env: Record<string, string>): CodexRuntime;
+  make(env: Record<string, string>, shared: { home: string; start: boolean } | undefined): CodexRuntime;
 }
 
 const DEFAULT_PROFILE = "default";
 
-type EnvSettings = Pick<ProfileSpec, "codex_home" | "child_env" | "env_allow" | "env_deny">;
-const INHERIT: EnvSettings = { child_env: "inherit", env_allow: [], env_deny: [] };
+type EnvSettings = Pick<ProfileSpec, "codex_home" | "child_env" | "env_allow" | "env_deny" | "runtime" | "start_shared">;
+const INHERIT: EnvSettings = { child_env: "inherit", env_allow: [], env_deny: [], runtime: "spawn", start_shared: false };
 
 export class RuntimePool {
   private readonly slots: RuntimeSlot[] = [];
@@ -40,11 +40,13 @@ export class RuntimePool {
     if (!opts.profiles[DEFAULT_PROFILE]) profiles.unshift([DEFAULT_PROFILE, INHERIT]);
     for (const [id, p] of profiles) {
       const env = appServerEnv(opts.env, { mode: p.child_env, allow: p.env_allow, deny: p.env_deny, codexHome: p.codex_home });
-      // Equal environments (home included) behave alike, so they share one child.
-      const key = JSON.stringify(Object.entries(env).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)));
+      // Equal environments (home included) and the same runtime behave alike, so they share one app-server.
+      const key = JSON.stringify([p.runtime, p.start_shared, Object.entries(env).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))]);
       let slot = byEnv.get(key);
       if (!slot) {
-        slot = { profiles: [], home: env.CODEX_HOME ?? join(opts.userHome, ".codex"), isolated: false, runtime: opts.make(env) };
+        const home = env.CODEX_HOME ?? join(opts.userHome, ".codex");
+        const shared = p.runtime === "shared" ? { home, start: p.start_shared } : undefined;
+        slot = { profiles: [], home, isolated: false, runtime: opts.make(env, shared) };
         byEnv.set(key, slot);
         this.slots.push(slot);
       }

@@ -2,7 +2,7 @@
 // tasks, views, the runtime and artifact settings; the MCP layer sees nothing behind it.
 import type { Platform } from "../../platform/types.ts";
 import { BridgeError } from "../bridge-error.ts";
-import { requireProjectDir, resolveProject } from "../config/settings.ts";
+import { requireProjectDir } from "../config/settings.ts";
 import type { RespondInput } from "../policy/decisions.ts";
 import type { HealthReport } from "../runtime/health.ts";
 import { modelPage, type ModelPage } from "../runtime/model-catalog.ts";
@@ -11,47 +11,48 @@ import { redactText, redactValue } from "../policy/redact.ts";
 import { SETTLED_STATES, type TaskRow } from "../store/rows.ts";
 import { CardKeys } from "../tasks/card-keys.ts";
 import { silentLog, type EventLog } from "../log.ts";
-import { bridgeAlerts } from "../tasks/alerts.ts";
-import { checkpoint, type CheckpointAnswer, type CheckpointInput } from "../tasks/checkpoint.ts";
+import type { CheckpointAnswer, CheckpointInput } from "../tasks/checkpoint.ts";
 import type { ToolResultInput } from "../tasks/ledger.ts";
 import type { SendInput, StartInput, TaskDomain } from "../tasks/domain.ts";
+import type { RuntimeStatus } from "../tasks/runtime-control.ts";
 import { inspect, type InspectInput, type InspectPage } from "../views/inspect.ts";
+import type { ViewReads } from "../views/reads.ts";
 import { recentTasks, taskStatus, type TaskStatus } from "../views/task-status.ts";
 import { taskResult, type ResultAnswer } from "../views/task-result.ts";
 import { taskCard, type CardAnswer } from "../views/task-card.ts";
 import { waitForTasks, type WaitAnswer, type WaitContext, type WaitInput } from "../views/wait.ts";
 import { WaitGuard } from "../views/wait-guard.ts";
+import type { ArtifactInput, ArtifactReads, FilesInput } from "./artifacts.ts";
+import type { ListResult } from "../artifacts/list.ts";
+import type { ArtifactRead } from "../artifacts/read.ts";
 
-// The types and limits the MCP layer renders and validates with, so it needs nothing behind the service.
+// The types, errors and limits the MCP layer renders and validates with, so it needs nothing behind the service.
 export type { TaskRow } from "../store/rows.ts";
 export type { HealthReport } from "../runtime/health.ts";
 export type { CardAnswer } from "../views/task-card.ts";
 export type { TaskStatus } from "../views/task-status.ts";
+export type { RuntimeStatus } from "../tasks/runtime-control.ts";
+export type { ModelPage } from "../runtime/model-catalog.ts";
+export type { CheckpointAnswer } from "../tasks/checkpoint.ts";
+export type { FileEntry } from "../artifacts/list.ts";
+export type { ArtifactRead } from "../artifacts/read.ts";
+export { ArtifactPathError, ArtifactRangeError, ArtifactTooLargeError } from "../artifacts/errors.ts";
+export { LIST_MAX_LIMIT } from "../artifacts/limits.ts";
 export { PROMPT_MAX_CHARS } from "../tasks/domain.ts";
-export { MAX_WAIT_TASKS } from "../views/wait.ts";
+export { MAX_WAIT_TASKS, type WaitAnswer } from "../views/wait.ts";
+export { INSPECT_KINDS } from "../views/inspect.ts";
+export type { RequestView } from "../views/request-view.ts";
+export type { CommandView, TaskDelta } from "../views/wait-delta.ts";
+export type { GitChecks } from "../views/git-checks.ts";
+// The sentences the views also put into structured fields, reused by the MCP renderer so each is written once.
+export { failureText, HOST_REPORT_NOTE, type TaskResult } from "../views/evidence.ts";
+export { activityLine } from "../views/activity.ts";
+export { commandLine } from "../views/wait-delta.ts";
 
-export interface ArtifactSettings {
-  maxArtifactBytes: number;
-  inlineArtifactBytes: number;
-  sensitivePaths: string[];
-}
-
-export interface RuntimeStatus {
-  state: string;
-  pid: number | null;
-  restarts: number;
-  uptime_s: number | null;
-  active: number;
-  pending: number;
-  unknown: number;
-  /** Requests sent to the app-server and not yet answered. */
-  in_flight: number;
-  /** Managed restarts so far; a wait cursor from an earlier generation is reported lost. */
-  generation: number;
-  last_exit?: unknown;
-  /** "the app-server (pid N) has not answered for S s; …" while it does not answer. */
-  not_answering?: string;
-}
+/** codex_threads' answer: a page of native threads, or one thread's turns. */
+export type ThreadsAnswer =
+  | ({ action: "list" } & Awaited<ReturnType<typeof listThreads>>)
+  | ({ action: "read" } & Awaited<ReturnType<typeof readThread>>);
 
 export class BridgeService {
   private readonly waitGuard = new WaitGuard();
@@ -59,9 +60,10 @@ export class BridgeService {
 
   constructor(
     private readonly domain: TaskDomain,
+    private readonly reads: ViewReads,
+    private readonly artifacts: ArtifactReads,
     private readonly platform: Platform,
     private readonly healthReport: () => Promise<HealthReport>,
-    readonly artifactSettings: ArtifactSettings,
     private readonly log: EventLog = silentLog,
     /** Reads the config file again if it changed (projects added or removed apply at once). */
     private readonly refreshConfig: () => void = () => {},
@@ -76,23 +78,23 @@ export class BridgeService {
     return shownAsync(async () => {
       this.refuseWhileHeld("codex_start");
       this.refreshConfig();
-      if (input.project_id) requireProjectDir(resolveProject(this.domain.settings.projects, input.project_id));
+      if (input.project_id) requireProjectDir(this.domain.project(input.project_id));
       const t = await this.domain.start(input);
-      if (connectionKey !== undefined) this.domain.repo.cursors.follow(connectionKey, t.id);
+      if (connectionKey !== undefined) this.reads.rows.cursors.follow(connectionKey, t.id);
       return t;
     });
   }
 
   wait(input: WaitInput, ctx: WaitContext): Promise<WaitAnswer> {
-    return shownAsync(() => waitForTasks(this.domain, this.waitGuard, input, ctx));
+    return shownAsync(() => waitForTasks(this.reads, this.waitGuard, input, ctx));
   }
 
   status(taskId: string): Promise<TaskStatus> {
-    return shownAsync(() => taskStatus(this.domain, taskId));
+    return shownAsync(() => taskStatus(this.reads, taskId));
   }
 
   recent(): TaskRow[] {
-    return shown(() => recentTasks(this.domain));
+    return shown(() => recentTasks(this.reads));
   }
 
   send(input: SendInput) {
@@ -109,7 +111,7 @@ export class BridgeService {
   /** New work is refused while the app-server's events cannot be stored: it would be neither recorded nor read. */
   private refuseWhileHeld(tool: string): void {
     if (!this.domain.writes.size) return;
-    const why = bridgeAlerts(this.domain)[0];
+    const why = this.domain.alerts()[0];
     throw new BridgeError(`${tool} refused: the state database refuses writes${why ? ` (${why.code}): ${why.message}` : ""}`);
   }
 
@@ -147,7 +149,7 @@ export class BridgeService {
 
   /** The task card's snapshot (app-only: what the person sees, never what the model reads). */
   card(input: { task_id: string; since?: string }): CardAnswer {
-    return shown(() => taskCard(this.domain, input.task_id, input.since));
+    return shown(() => taskCard(this.reads, input.task_id, input.since));
   }
 
   submitToolResult(input: ToolResultInput) {
@@ -155,14 +157,14 @@ export class BridgeService {
   }
 
   result(taskId: string): Promise<ResultAnswer> {
-    return shownAsync(() => taskResult(this.domain, this.platform, taskId));
+    return shownAsync(() => taskResult(this.reads, this.platform, taskId));
   }
 
   inspect(input: InspectInput): InspectPage {
     return shown(() => {
-      this.domain.sync(input.task_id);
-      this.domain.task(input.task_id);
-      return inspect(this.domain.repo, input);
+      this.reads.sync(input.task_id);
+      this.reads.task(input.task_id);
+      return inspect(this.reads.rows, input);
     });
   }
 
@@ -171,15 +173,15 @@ export class BridgeService {
   }
 
   models(input: { cursor?: string; include_hidden?: boolean }): Promise<ModelPage> {
-    return shownAsync(async () => modelPage(await this.domain.runtime.ensure(), input));
+    return shownAsync(async () => modelPage(await this.domain.defaultClient(), input));
   }
 
   /** Native threads; previews and turn errors come from Codex, so they are redacted like everything else returned. */
-  threads(input: ThreadListInput & { action: "list" | "read"; thread_id?: string }) {
+  threads(input: ThreadListInput & { action: "list" | "read"; thread_id?: string }): Promise<ThreadsAnswer> {
     return shownAsync(async () => {
-      const client = await this.domain.runtime.ensure();
+      const client = await this.domain.defaultClient();
       // A preview is the user's first prompt: redacted whole, before it is cut short.
-      if (input.action === "list") return { action: "list" as const, ...(await listThreads(client, input, (id) => this.domain.repo.taskByThread(id)?.id, redactText)) };
+      if (input.action === "list") return { action: "list" as const, ...(await listThreads(client, input, (id) => this.reads.rows.taskByThread(id)?.id, redactText)) };
       if (!input.thread_id) throw new BridgeError("thread_id is required for action read; codex_threads action=list shows them", "thread_id");
       if (input.search || input.cwd) throw new BridgeError("search and cwd filter action list only; drop them for action read", input.search ? "search" : "cwd");
       return { action: "read" as const, ...(await readThread(client, { thread_id: input.thread_id, cursor: input.cursor, limit: input.limit })) };
@@ -187,56 +189,22 @@ export class BridgeService {
   }
 
   checkpoint(input: CheckpointInput): CheckpointAnswer {
-    return shown(() => checkpoint(this.domain.repo, input));
+    return shown(() => this.domain.checkpoint(input));
   }
 
   /** Status of the managed app-server; a restart is refused while anything could be lost by it. */
   runtime(action: "status" | "restart", force = false): Promise<RuntimeStatus> {
-    return shownAsync(() => this.runtimeNow(action, force));
+    return shownAsync(() => this.domain.manageRuntime(action, force));
   }
 
-  private async runtimeNow(action: "status" | "restart", force: boolean): Promise<RuntimeStatus> {
-    const count = () => ({ ...this.domain.activeCounts(), in_flight: this.domain.runtimes.all().reduce((n, slot) => n + (slot.runtime.current?.diagnostics().pendingRequests ?? 0), 0) });
-    let counts = count();
-    const runtime = this.domain.runtime;
-    if (action === "restart" && force) {
-      const silence = runtime.silence();
-      try {
-        await this.domain.runtimes.forceRestart(`codex_runtime restart force=true${silence ? ` (${silence})` : ""}`);
-      } finally {
-        this.domain.repo.cursors.beginGeneration();
-      }
-      counts = count();
-    } else if (action === "restart") {
-      if (counts.active || counts.pending || counts.unknown || counts.in_flight) {
-        const unknown = this.domain.repo.tasksWithUnknown().map((t) => `${t.id} ${t.unknown!.method}`);
-        const way = unknown.length
-          ? ` UNKNOWN: ${unknown.join(", ")}; codex_status <task> reads the thread and settles one Codex shows ended, codex_cancel <task> stops or gives it up (nothing is resent).`
-          : "";
-        const silence = runtime.silence();
-        const forced = silence ? ` ${silence}: codex_runtime restart with force=true kills and replaces it (its tasks end connection_lost, recoverable with codex_send; its UNKNOWN outcomes are settled as lost).` : "";
-        throw new BridgeError(`restart refused: ${counts.active} active task(s), ${counts.pending} open request(s), ${counts.unknown} UNKNOWN outcome(s), ${counts.in_flight} request(s) in flight to the app-server; wait, cancel or settle them first.${way}${forced}`, "action");
-      }
-      try {
-        await this.domain.runtimes.restart();
-      } finally {
-        // The old child is gone even when the new one fails to start: its generation is over either way.
-        this.domain.repo.cursors.beginGeneration();
-      }
-    }
-    const info = runtime.info();
-    const generation = this.domain.repo.cursors.generation();
-    const silence = runtime.silence();
-    const after = runtime.livenessMs.restartAfter;
-    return {
-      ...(silence ? { not_answering: `${silence}; codex_runtime restart with force=true replaces it${after ? ` (it is replaced by itself after ${Math.round(after / 1000)} s)` : ""}` } : {}), state: info.state, pid: info.pid, restarts: info.restarts, uptime_s: info.uptimeMs === null ? null : Math.round(info.uptimeMs / 1000), ...counts, generation, ...(runtime.lastExit ? { last_exit: runtime.lastExit } : {}) };
+  /** One page of a project's files (metadata only). Not redacted: paths are the project's own. */
+  files(input: FilesInput): Promise<ListResult> {
+    return this.artifacts.files(input);
   }
 
-  /** A project named by id or alias, as the artifact tools need it: its directory and whether hard links are served. */
-  project(idOrAlias: string): { cwd: string; allowHardLinks: boolean } {
-    this.refreshConfig();
-    const p = resolveProject(this.domain.settings.projects, idOrAlias);
-    return { cwd: p.cwd, allowHardLinks: p.allow_hard_links === true };
+  /** One project file or range, byte for byte (never redacted); the caller releases it once written out. */
+  artifact(input: ArtifactInput): Promise<ArtifactRead> {
+    return this.artifacts.artifact(input);
   }
 }
 

@@ -6,6 +6,7 @@ import type { RespondInput } from "../policy/decisions.ts";
 import { ANSWERED_BY } from "../policy/answerer.ts";
 import { SETTLED_STATES, type InteractionRow } from "../store/rows.ts";
 import type { TaskDomain } from "../tasks/domain.ts";
+import type { ViewReads } from "../views/reads.ts";
 import { pendingRequests, taskLines, type PendingRequest, type TaskLine } from "../views/person.ts";
 import { requestView } from "../views/request-view.ts";
 import { taskSeqs, watchLines, type WatchLine } from "../views/watch.ts";
@@ -54,14 +55,17 @@ export interface TaskNotice {
 }
 
 export class PersonService {
-  constructor(private readonly domain: TaskDomain) {}
+  constructor(
+    private readonly domain: TaskDomain,
+    private readonly reads: ViewReads,
+  ) {}
 
   tasks(all: boolean): TaskLine[] {
-    return shown(() => taskLines(this.domain, all));
+    return shown(() => taskLines(this.reads, all));
   }
 
   pending(): PendingRequest[] {
-    return shown(() => pendingRequests(this.domain));
+    return shown(() => pendingRequests(this.reads));
   }
 
   /** approve / decline, in the words the request's kind needs (--for-session where Codex offers it). */
@@ -101,13 +105,13 @@ export class PersonService {
     if (taskId !== undefined) {
       this.domain.sync(taskId);
       this.domain.task(taskId);
-      const first = watchLines(this.domain, taskId, 0);
+      const first = watchLines(this.reads, taskId, 0);
       initial = shown(() => first.lines);
       cursors.set(taskId, first.last);
     } else {
-      cursors = taskSeqs(this.domain);
+      cursors = taskSeqs(this.reads);
     }
-    const live = this.domain.repo.tasksInStates(["starting", "running", "waiting_for_approval", "waiting_for_tool"]).map((t) => t.id);
+    const live = this.reads.rows.tasksInStates(["starting", "running", "waiting_for_approval", "waiting_for_tool"]).map((t) => t.id);
     const due = new Set<string>();
     let scheduled = false;
     let stopped = false;
@@ -117,7 +121,7 @@ export class PersonService {
       const out: WatchLine[] = [];
       try {
         for (const id of due) {
-          const r = watchLines(this.domain, id, cursors.get(id) ?? 0);
+          const r = watchLines(this.reads, id, cursors.get(id) ?? 0);
           cursors.set(id, r.last);
           out.push(...r.lines);
         }
@@ -154,7 +158,7 @@ export class PersonService {
 
   notice(taskId: string): TaskNotice | undefined {
     return shown(() => {
-      const t = this.domain.repo.task(taskId);
+      const t = this.reads.rows.task(taskId);
       if (!t) return undefined;
       let approvals = "supervisor";
       try {
@@ -162,7 +166,7 @@ export class PersonService {
       } catch {
         // a profile removed from the config: nobody but the supervisor is known to decide
       }
-      const awaiting = approvals === "supervisor" ? [] : this.domain.repo.interactions(t.id, ["pending"]).filter((i) => i.kind !== "tool").map((i) => {
+      const awaiting = approvals === "supervisor" ? [] : this.reads.rows.interactions(t.id, ["pending"]).filter((i) => i.kind !== "tool").map((i) => {
         const v = requestView(i);
         return { request_id: i.id, kind: i.kind, ...(v.command ? { command: v.command } : {}), ...(v.cwd ? { cwd: v.cwd } : {}), ...(v.reason ? { reason: v.reason } : {}) };
       });
@@ -183,14 +187,14 @@ export class PersonService {
 
   /** Tasks still running and requests still open: what a stopping bridge leaves behind. */
   liveWork(): { tasks: string[]; pending: number } {
-    const tasks = this.domain.repo.tasksInStates(["starting", "running", "waiting_for_approval", "waiting_for_tool"]).map((t) => t.id);
-    return { tasks, pending: this.domain.repo.interactionsInStates(["pending"]).length };
+    const tasks = this.reads.rows.tasksInStates(["starting", "running", "waiting_for_approval", "waiting_for_tool"]).map((t) => t.id);
+    return { tasks, pending: this.reads.rows.interactionsInStates(["pending"]).length };
   }
 
   private request(requestId: string): InteractionRow {
-    const i = this.domain.repo.interaction(requestId);
+    const i = this.reads.rows.interaction(requestId);
     if (!i) {
-      const open = this.domain.repo.interactionsInStates(["pending"]).map((p) => p.id);
+      const open = this.reads.rows.interactionsInStates(["pending"]).map((p) => p.id);
       throw new BridgeError(`request "${requestId}" is unknown; pending: ${open.join(", ") || "none"} (codex-bridge pending shows them)`, "request_id");
     }
     if (i.kind === "tool") throw new BridgeError(`${i.id} is a bridge_web_tool call: the supervisor answers it with codex_submit_tool_result`, "request_id");

@@ -61,6 +61,7 @@ export const FAILURE_CODES = [
   "codex_missing",
   "codex_unverified_version",
   "app_server_crashed",
+  "shared_server_unavailable",
   "bridge_restarted",
   "interrupted_by_supervisor",
   "unknown",

@@ -1,6 +1,6 @@
-// The supervisory checkpoint (seed 003): a short, bounded anchor kept per native thread (or per task before it has
-// one). The original goal and hard constraints are set once; state keeps its previous value; nothing in it may be a
-// copy of a transcript, a prompt, command output or a final answer.
+// The supervisory checkpoint, what a supervisor keeps across its own context resets: a short, bounded anchor kept per
+// native thread (or per task before it has one). The original goal and hard constraints are set once; state keeps its
+// previous value; nothing in it may be a copy of a transcript, a prompt, command output or a final answer.
 import { BridgeError } from "../bridge-error.ts";
 import { redactText } from "../policy/redact.ts";
 import type { Repo } from "../store/repo.ts";

@@ -14,12 +14,14 @@ import type { Answerer } from "../policy/answerer.ts";
 import { type InteractionRow, SETTLED_STATES, type TaskRow, type TaskState, TERMINAL_STATES } from "../store/rows.ts";
 import { redactText } from "../policy/redact.ts";
 import { RELAY_TOOL_SPEC } from "./relay-tool.ts";
-import type { CodexRuntime } from "../runtime/app-server.ts";
+import { runtimeControl, type RuntimeStatus } from "./runtime-control.ts";
+import { checkpoint, type CheckpointAnswer, type CheckpointInput } from "./checkpoint.ts";
 import type { RuntimePool } from "../runtime/pool.ts";
 import { DEFAULT_PROFILE, resolveProject, type ProfileSpec, type ProjectSpec, type TaskSettings } from "../config/settings.ts";
 import { newId, type TaskContext } from "./context.ts";
 import { EventIntake } from "./intake.ts";
 import { HeldWrites, pauseReadingWhileHeld } from "./held-writes.ts";
+import { bridgeAlerts, type BridgeAlert } from "./alerts.ts";
 import { failure, startFailure } from "./failure.ts";
 import { silentLog, type EventLog } from "../log.ts";
 import { InteractionLedger, type ToolResultInput } from "./ledger.ts";
@@ -53,18 +55,15 @@ export class TaskDomain {
   private readonly turnSettings = new ThreadSettingsLog();
   private readonly unknowns: UnknownOutcomes;
   private readonly ctx: TaskContext;
-  /** The intake's writes, held while the disk refuses them. */
-  readonly writes: HeldWrites;
-  readonly startedAt = Date.now();
+  readonly writes: HeldWrites; // the intake's writes, held while the disk refuses them
 
   constructor(
-    readonly repo: Repo,
-    readonly runtimes: RuntimePool,
-    readonly settings: TaskSettings,
+    private readonly repo: Repo,
+    private readonly runtimes: RuntimePool,
+    private readonly settings: TaskSettings,
     private readonly log: EventLog = silentLog,
   ) {
-    const writes = (this.writes = new HeldWrites(log));
-    writes.attach(pauseReadingWhileHeld(runtimes, () => this.events.wakeAll()));
+    const writes = (this.writes = new HeldWrites(log)).attach(pauseReadingWhileHeld(runtimes, () => this.events.wakeAll()));
     this.events = new TaskEvents(repo, writes);
     const ctx: TaskContext = { repo, runtimes, settings, events: this.events, writes, threadTask: this.threadTask, log };
     this.ctx = ctx;
@@ -99,17 +98,19 @@ export class TaskDomain {
     return { lost, stale, uncertain };
   }
 
-  /** The default profile's app-server (models, threads, the runtime tool). */
-  get runtime(): CodexRuntime {
-    return this.runtimes.default;
-  }
+  /** The default profile's app-server, started if need be (models, native threads). */
+  defaultClient = (): Promise<AppServerClient> => this.runtimes.default.ensure();
+  /** The managed app-servers' status, or a restart; refused while anything could be lost by it. */
+  alerts = (): BridgeAlert[] => bridgeAlerts({ repo: this.repo, writes: this.writes, runtimes: this.runtimes });
+  manageRuntime = (action: "status" | "restart", force = false): Promise<RuntimeStatus> => runtimeControl(this.repo, this.runtimes, () => this.activeCounts(), action, force);
+  /** Reads or updates a supervisory checkpoint. */
+  checkpoint = (input: CheckpointInput): CheckpointAnswer => checkpoint(this.repo, input);
 
   onNotification(client: AppServerClient, n: ServerNotification): void {
     const report = this.turnSettings.observe(n);
-    const writes = this.ctx.writes;
-    if (report) writes.run("turn settings", () => this.lateSettingsReport(report.threadId, report.settings));
+    if (report) this.writes.run("turn settings", () => this.lateSettingsReport(report.threadId, report.settings));
     this.intake.onNotification(client, n);
-    writes.run("unknown evidence", () => this.unknowns.onNotification(n));
+    this.writes.run("unknown evidence", () => this.unknowns.onNotification(n));
   }
 
   private lateSettingsReport(threadId: string, settings: TurnSettings): void {
@@ -358,14 +359,14 @@ export class TaskDomain {
     return this.ledger.submitToolResult(this.task(input.task_id), input);
   }
 
+  /** Before the store closes: everything received so far is stored, and no flush is left to fire on a closed store. */
+  close(): void {
+    this.events.flushAll();
+  }
+
   /** Makes sure everything received so far is in SQLite (used before reads). */
   sync(taskId: string): void {
     this.events.flush(taskId);
-  }
-
-  /** A condition of the whole bridge began or ended: every wait looks again. */
-  wakeAll(): void {
-    this.events.wakeAll();
   }
 
   addWaiter(taskId: string, fn: () => void): () => void {

@@ -59,6 +59,11 @@ export class TaskEvents {
     }, ms);
   }
 
+  /** Stores what every task has buffered, so no flush is left pending when the store closes. */
+  flushAll(): void {
+    for (const taskId of [...this.live.keys()]) this.flush(taskId);
+  }
+
   /** Stores what is buffered; `final` (the connection is gone) also stores a line Codex was still streaming. */
   flush(taskId: string, final = false): void {
     const l = this.live.get(taskId);

@@ -1,6 +1,7 @@
 // Why a turn or a start failed, as a stable code a supervisor or a script can branch on, one plain sentence saying
 // what to do, and whether trying again unchanged can help. Derived from Codex's codexErrorInfo, the HTTP status it
 // carries, the error text as a last resort, and the bridge's own state (a cancel it sent, a child that died).
+import { SharedServerError } from "../codex/shared-daemon.ts";
 import { SUPPORTED_HINT, SUPPORTED_RANGE } from "../codex/protocol/verified.ts";
 import { CodexMissingError, ConnectionClosedError, RequestTimeoutError, RpcError, UnverifiedCodexError } from "../codex/errors.ts";
 import { CODEX_ERROR_HTTP_VARIANTS, type CODEX_ERROR_VARIANTS } from "../codex/protocol/turn.ts";
@@ -28,6 +29,10 @@ const CATALOG: Record<FailureCode, { sentence: string; retryable: boolean }> = {
     retryable: false,
   },
   app_server_crashed: { sentence: "The Codex app-server stopped during the turn; codex_send starts a recovery turn on the same thread.", retryable: true },
+  shared_server_unavailable: {
+    sentence: "The profile uses Codex's shared app-server (runtime = \"shared\") and none is running for its Codex home; start it (`codex app-server daemon start`, or open Codex) or set start_shared = true, then try again.",
+    retryable: true,
+  },
   bridge_restarted: { sentence: "The bridge restarted while the turn was active; codex_send starts a recovery turn on the same thread.", retryable: true },
   interrupted_by_supervisor: { sentence: "The turn was interrupted at the supervisor's request; codex_send continues the thread.", retryable: true },
   unknown: { sentence: "The turn failed for a reason the bridge cannot classify; codex_inspect kind=warnings shows Codex's own message.", retryable: false },
@@ -128,11 +133,16 @@ export function isUnreachableReport(info: unknown, message: string, details?: st
 /** Why a start (or a new turn) failed before Codex took the turn: the runtime could not start, or Codex refused. */
 export function startFailure(err: unknown): Failure {
   if (err instanceof CodexMissingError) return failure("codex_missing");
+  if (err instanceof SharedServerError) return failure("shared_server_unavailable", `${redactText(err.message)}.`);
   if (err instanceof UnverifiedCodexError) {
     return failure("codex_unverified_version", `Codex ${err.version} is not supported: ${redactText(err.problem)}; ${SUPPORTED_HINT}.`);
   }
   if (err instanceof ConnectionClosedError || err instanceof RequestTimeoutError) {
     return failure("app_server_crashed", "The Codex app-server stopped or did not answer while the task was starting; codex_health shows its state, then codex_send (or a new codex_start) tries again.");
+  }
+  // Codex's one-writer-per-thread rule across processes (docs/SHARED-APP-SERVER-FACTS.md §5).
+  if (err instanceof RpcError && /already has an active writer/.test(err.message)) {
+    return failure("invalid_request", 'The thread is open in another Codex app-server on this home (most likely your own Codex\'s shared one); work on it there with runtime = "shared" on the profile, or close it in the other Codex first.');
   }
   if (err instanceof RpcError) return failure("invalid_request", `Codex refused the request (${redactText(err.message)}); fix the profile or the input.`);
   return failure("unknown", `The task could not start: ${redactText(err instanceof Error ? err.message : String(err))}.`);

@@ -13,6 +13,8 @@ export interface HeldWritesHooks {
   /** Stop taking input whose writes would only pile up in memory (the app-server's stdout); tell the waiters. */
   pause(): void;
   resume(): void;
+  /** Every wait looks again: a condition of the whole bridge began or ended. */
+  wake?(): void;
 }
 
 interface Held {
@@ -32,8 +34,14 @@ export class HeldWrites {
   constructor(private readonly log: EventLog) {}
 
   /** Set once the runtime exists (it is built after the task context). */
-  attach(hooks: HeldWritesHooks): void {
+  attach(hooks: HeldWritesHooks): this {
     this.hooks = hooks;
+    return this;
+  }
+
+  /** Wakes every wait (an app-server went silent or answered again). */
+  wakeWaiters(): void {
+    this.hooks?.wake?.();
   }
 
   /** Writes waiting for the disk; 0 when nothing is held. */
@@ -135,5 +143,6 @@ export function pauseReadingWhileHeld(runtimes: RuntimePool, wakeAll: () => void
       for (const s of runtimes.all()) s.runtime.current?.resumeReading();
       wakeAll();
     },
+    wake: wakeAll,
   };
 }

@@ -3,7 +3,7 @@
 import type { AppServerClient } from "../codex/client.ts";
 import { ERROR_NOTIFICATION, ErrorEnvelope, ITEM_COMPLETED, SERVER_REQUEST_RESOLVED } from "../codex/protocol/item.ts";
 import { turnInterrupt } from "../codex/protocol/turn.ts";
-import { DYNAMIC_TOOL_CALL, REQUEST_KINDS, UNSUPPORTED_REQUESTS } from "../codex/protocol/requests.ts";
+import { REQUEST_KINDS, replyTo, serverRequestParams, UNSUPPORTED_REQUESTS, type DynamicToolCallParams } from "../codex/protocol/requests.ts";
 import type { RpcId, ServerNotification, ServerRequest } from "../codex/rpc-messages.ts";
 import type { Failure, TaskState } from "../store/rows.ts";
 import { classifyTurnError, failure, isUnreachableReport } from "./failure.ts";
@@ -83,16 +83,17 @@ export class EventIntake {
   }
 
   onServerRequest(client: AppServerClient, r: ServerRequest): void {
-    const params = (r.params ?? {}) as Record<string, unknown>;
-    const threadId = typeof params.threadId === "string" ? params.threadId : null;
-    const taskId = threadId ? this.ctx.threadTask.get(threadId) : undefined;
+    const { where, params, toolCall } = serverRequestParams(r.method, r.params);
+    const taskId = where.threadId ? this.ctx.threadTask.get(where.threadId) : undefined;
     const kind = REQUEST_KINDS[r.method];
     if (!taskId) {
+      // On a shared server the person's own client answers its threads' requests; a refusal here would win the race.
+      if (client.shared) return;
       // Not a thread this bridge supervises: refuse rather than leave Codex hanging.
       void client.respondError(r.id, -32603, "codex-bridge has no task for this thread").catch(() => {});
       return;
     }
-    if (r.method === DYNAMIC_TOOL_CALL && !this.acceptToolCall(client, r, taskId, params)) return;
+    if (toolCall && !this.acceptToolCall(client, r, taskId, toolCall, where.turnId)) return;
     if (UNSUPPORTED_REQUESTS.has(r.method)) {
       void client.respondError(r.id, -32601, "not supported by codex-bridge").catch(() => {});
       return;
@@ -102,32 +103,22 @@ export class EventIntake {
       // would stall the turn on a question no supervisor can answer. Refused at once, and said where a supervisor looks.
       void client.respondError(r.id, -32601, `${r.method} is not supported by codex-bridge`).catch(() => {});
       this.ctx.log("warn", "server_request_refused", { task: taskId, method: r.method });
-      const warning = { turn_id: typeof params.turnId === "string" ? params.turnId : null, kind: "warning", data: { message: `Codex sent the server request ${r.method}, which codex-bridge does not know; it was answered at once with a JSON-RPC error (method not supported) instead of being held` } };
+      const warning = { turn_id: where.turnId, kind: "warning", data: { message: `Codex sent the server request ${r.method}, which codex-bridge does not know; it was answered at once with a JSON-RPC error (method not supported) instead of being held` } };
       this.ctx.writes.run("warning", () => this.ctx.events.appendNow(taskId, [warning]));
       return;
     }
-    const record = (): void => this.ledger.record({
-      taskId,
-      kind,
-      method: r.method,
-      rpcId: r.id,
-      connectionId: client.connectionId,
-      threadId,
-      turnId: typeof params.turnId === "string" ? params.turnId : null,
-      itemId: typeof params.itemId === "string" ? params.itemId : typeof params.callId === "string" ? params.callId : null,
-      params,
-    });
-    this.ctx.writes.run("request", record);
+    this.ctx.writes.run("request", () => this.ledger.record({ taskId, kind, method: r.method, rpcId: r.id, connectionId: client.connectionId, ...where, params }));
   }
 
   /** Only bridge_web_tool is ours, and only within its size limits; anything else is answered at once. */
-  private acceptToolCall(client: AppServerClient, r: ServerRequest, taskId: string, params: Record<string, unknown>): boolean {
-    if (params.tool !== RELAY_TOOL_NAME) {
-      void client.respond(r.id, { contentItems: [{ type: "inputText", text: `Tool ${String(params.tool)} is not provided by codex-bridge.` }], success: false }).catch(() => {});
+  private acceptToolCall(client: AppServerClient, r: ServerRequest, taskId: string, call: DynamicToolCallParams, turnId: string | null): boolean {
+    const refuse = (text: string) => void client.respond(r.id, replyTo(r.method, { kind: "toolResult", text, success: false })).catch(() => {});
+    if (call.tool !== RELAY_TOOL_NAME) {
+      refuse(`Tool ${String(call.tool)} is not provided by codex-bridge.`);
       return false;
     }
-    const args = JSON.stringify(params.arguments ?? {});
-    const request = (params.arguments as Record<string, unknown> | undefined)?.request;
+    const args = JSON.stringify(call.arguments);
+    const request = call.arguments.request;
     const problem =
       args.length > RELAY_ARGUMENTS_MAX_CHARS
         ? `arguments are ${args.length} characters; at most ${RELAY_ARGUMENTS_MAX_CHARS} are accepted`
@@ -135,8 +126,8 @@ export class EventIntake {
           ? `request is ${request.length} characters; at most ${RELAY_REQUEST_MAX_CHARS} are accepted`
           : null;
     if (!problem) return true;
-    void client.respond(r.id, { contentItems: [{ type: "inputText", text: `bridge_web_tool refused: ${problem}. Shorten the request.` }], success: false }).catch(() => {});
-    const warning = { turn_id: (params.turnId as string) ?? null, kind: "warning", data: { message: `bridge_web_tool call refused: ${problem}` } };
+    refuse(`bridge_web_tool refused: ${problem}. Shorten the request.`);
+    const warning = { turn_id: turnId, kind: "warning", data: { message: `bridge_web_tool call refused: ${problem}` } };
     this.ctx.writes.run("warning", () => this.ctx.events.appendNow(taskId, [warning]));
     return false;
   }
@@ -152,7 +143,9 @@ export class EventIntake {
       if (t.connection_id === client.connectionId) affected.add(t.id);
     }
     const exit = client.exit;
-    const how = exit ? (exit.signal ? `was killed by ${exit.signal}` : `exited with code ${exit.code}`) : "exited";
+    const how = client.shared
+      ? "(the shared one) closed the connection"
+      : exit ? (exit.signal ? `was killed by ${exit.signal}` : `exited with code ${exit.code}`) : "exited";
     const detail = client.killedBecause ? `the bridge killed the Codex app-server: ${client.killedBecause}` : `the Codex app-server ${how}`;
     // The bridge closing its own child (shutdown) is not a crash: the task waits for the next bridge.
     const lost = client.closeRequested

@@ -5,11 +5,15 @@ import type { AppServerClient } from "../codex/client.ts";
 import type { RpcId } from "../codex/rpc-messages.ts";
 import { BridgeError } from "../bridge-error.ts";
 import { ANSWERED_BY, checkAnswerer, type Answerer } from "../policy/answerer.ts";
-import { buildResponse, type RespondInput } from "../policy/decisions.ts";
+import { decide, type RespondInput } from "../policy/decisions.ts";
+import { replyTo } from "../codex/protocol/requests.ts";
 import { redactValue } from "../policy/redact.ts";
 import type { InteractionKind, InteractionRow, TaskRow } from "../store/rows.ts";
 import type { ProfileSpec, ProjectSpec } from "../config/settings.ts";
 import { newId, refreshState, type TaskContext } from "./context.ts";
+
+/** `answered_by` of a request another client of a shared app-server answered first. */
+export const ANSWERED_ELSEWHERE = "another_client";
 
 export interface ToolResultInput {
   task_id: string;
@@ -70,8 +74,8 @@ export class InteractionLedger {
     const i = this.interactionFor(task, input.request_id);
     if (i.kind === "tool") throw new BridgeError(`${i.id} is a bridge_web_tool call; answer it with codex_submit_tool_result`, "request_id");
     checkAnswerer(scope.profile.approvals, by, i.id);
-    const built = buildResponse(i, input, { projectRoot: scope.project.cwd, profile: scope.profile });
-    return this.deliver(task, i, built.response, hashOf({ action: input.action, payload: input.payload ?? null }), by);
+    const response = replyTo(i.method, decide(i, input, { projectRoot: scope.project.cwd, profile: scope.profile }));
+    return this.deliver(task, i, response, hashOf({ action: input.action, payload: input.payload ?? null }), by);
   }
 
   async submitToolResult(task: TaskRow, input: ToolResultInput): Promise<{ interaction: InteractionRow; repeated: boolean; bytes: number }> {
@@ -84,7 +88,7 @@ export class InteractionLedger {
       throw new BridgeError(`the submission is ${bytes} bytes; [relay] max_result_bytes is ${limit}. Send a shorter result (summarize, or split the work into several requests); nothing was sent`, "result");
     }
     const text = relayText(submission);
-    const response = { contentItems: [{ type: "inputText", text }], success: input.status === "success" };
+    const response = replyTo(i.method, { kind: "toolResult", text, success: input.status === "success" });
     const out = await this.deliver(task, i, response, hashOf(submission), "supervisor", submission);
     return { ...out, bytes };
   }
@@ -102,7 +106,12 @@ export class InteractionLedger {
     const { repo, runtimes, events } = this.ctx;
     if (i.state !== "pending") {
       if (i.response_hash === hash) return { interaction: i, repeated: true };
-      const why = i.state === "stale" ? `it is stale (${i.note ?? "no longer pending"})` : `it was already answered (state ${i.state})`;
+      const why =
+        i.state === "stale"
+          ? `it is stale (${i.note ?? "no longer pending"})`
+          : i.answered_by === ANSWERED_ELSEWHERE
+            ? "it is already settled: it was answered in another Codex client on the shared app-server"
+            : `it was already answered (state ${i.state})`;
       throw new BridgeError(`request ${i.id} cannot be answered: ${why}. A different answer is refused; nothing was sent`, "request_id");
     }
     const client = runtimes.clientFor(i.connection_id);
@@ -136,12 +145,30 @@ export class InteractionLedger {
     const candidates = this.ctx.repo.interactionsByConnection(client.connectionId, ["pending", "submitted", "uncertain"]);
     const i = candidates.find((c) => c.rpc_id === rpcId);
     if (!i) return;
+    // On a shared server, a request still pending while its turn goes on was answered by another client (the first
+    // answer wins; an interrupt ends the turn first, and the turn's end has already made it stale).
+    if (client.shared && i.state === "pending") return this.settleElsewhere(i);
     // Codex closing a request nobody answered (interrupt, its own reviewer) is not a resolution of ours.
     this.settle(i, i.state === "pending" ? "stale" : "resolved");
   }
 
+  /** Answered in another Codex client on the shared server: recorded as answered there, never answered again. */
+  private settleElsewhere(i: InteractionRow): void {
+    const { repo, events } = this.ctx;
+    repo.tx(() => {
+      events.flushInside(i.task_id);
+      repo.updateInteraction(i.id, { state: "resolved", answered_by: ANSWERED_ELSEWHERE, note: "answered in another Codex client on the shared app-server" });
+      repo.appendEvents(i.task_id, [{ turn_id: i.turn_id, kind: "request_closed", item_id: i.item_id, data: { request_id: i.id, state: "resolved", answered_by: ANSWERED_ELSEWHERE } }]);
+      refreshState(this.ctx, i.task_id);
+    });
+    events.wake(i.task_id);
+    this.ctx.log("info", "request_answered_elsewhere", { task: i.task_id, request: i.id, kind: i.kind });
+  }
+
   /** The relayed tool call's item completed: its answer was taken. */
   resolveToolCall(taskId: string, callId: string): void {
+    // Even on a shared server a tool call reaches only the thread's starter (docs/SHARED-APP-SERVER-FACTS.md §4), so
+    // one still pending when its item completes was closed by Codex (an interrupt), never answered elsewhere.
     const i = this.ctx.repo.interactions(taskId, ["pending", "submitted", "uncertain"]).find((x) => x.kind === "tool" && x.item_id === callId);
     if (i) this.settle(i, i.state === "pending" ? "stale" : "resolved");
   }

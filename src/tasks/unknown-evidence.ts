@@ -1,7 +1,7 @@
-// What counts as evidence for a mutating request whose acknowledgement timed out (seed 003, made exact): a late
-// answer with the same JSON-RPC id naming a well-formed turn, or a thread/read started after the request showing the
-// thread idle with exactly one matching terminal turn. Pure judgement; the caller applies it. Anything weaker leaves
-// the outcome UNKNOWN, and nothing here ever leads to resending.
+// What counts as evidence for a mutating request whose acknowledgement timed out (it is never retried; only Codex's own
+// evidence settles it): a late answer with the same JSON-RPC id naming a well-formed turn, or a thread/read started
+// after the request showing the thread idle with exactly one matching terminal turn. Pure judgement; the caller
+// applies it. Anything weaker leaves the outcome UNKNOWN, and nothing here ever leads to resending.
 import { THREAD_RESUME, THREAD_START } from "../codex/protocol/thread.ts";
 import { TURN_INTERRUPT, TURN_START, TURN_STEER } from "../codex/protocol/turn.ts";
 import type { UnknownOutcome } from "../store/rows.ts";

@@ -2,7 +2,7 @@
 // with what it is doing now, and every request that awaits a decision, in full. The owner's own terminal, so paths and
 // commands are shown as Codex asked them (redacted like everything the service hands out).
 import { SETTLED_STATES, type TaskRow } from "../store/rows.ts";
-import type { TaskDomain } from "../tasks/domain.ts";
+import type { ViewReads } from "./reads.ts";
 import { activity, duration } from "./activity.ts";
 import { requestDetail, type RequestDetail } from "./request-detail.ts";
 
@@ -28,16 +28,16 @@ export interface PendingRequest extends RequestDetail {
   asked_at: string;
 }
 
-export function taskLines(domain: TaskDomain, all: boolean): TaskLine[] {
-  const rows = domain.repo.recentTasks(ALL_LIMIT);
+export function taskLines(reads: ViewReads, all: boolean): TaskLine[] {
+  const rows = reads.rows.recentTasks(ALL_LIMIT);
   const cutoff = Date.now() - RECENT_MS;
   const shown = all ? rows : rows.filter((t) => !SETTLED_STATES.has(t.state) || Date.parse(t.updated_at) >= cutoff);
-  return shown.map((t) => lineOf(domain, t));
+  return shown.map((t) => lineOf(reads, t));
 }
 
-function lineOf(domain: TaskDomain, t: TaskRow): TaskLine {
-  const a = activity(domain.repo, t);
-  const pending = t.state === "waiting_for_approval" ? domain.repo.interactions(t.id, ["pending"]).find((i) => i.kind !== "tool") : undefined;
+function lineOf(reads: ViewReads, t: TaskRow): TaskLine {
+  const a = activity(reads.rows, t);
+  const pending = t.state === "waiting_for_approval" ? reads.rows.interactions(t.id, ["pending"]).find((i) => i.kind !== "tool") : undefined;
   const doing = pending
     ? `awaits a decision: ${pending.id} (${pending.kind})`
     : t.state === "waiting_for_tool"
@@ -53,17 +53,17 @@ function lineOf(domain: TaskDomain, t: TaskRow): TaskLine {
 }
 
 /** Every request awaiting an answer (bridge_web_tool calls included: they await the supervisor, and say so). */
-export function pendingRequests(domain: TaskDomain): PendingRequest[] {
-  return domain.repo.interactionsInStates(["pending"]).map((i) => {
-    const t = domain.repo.task(i.task_id);
-    const approvals = i.kind === "tool" ? "supervisor" : t ? profileApprovals(domain, t.profile_id) : "?";
+export function pendingRequests(reads: ViewReads): PendingRequest[] {
+  return reads.rows.interactionsInStates(["pending"]).map((i) => {
+    const t = reads.rows.task(i.task_id);
+    const approvals = i.kind === "tool" ? "supervisor" : t ? profileApprovals(reads, t.profile_id) : "?";
     return { ...requestDetail(i, true), task_id: i.task_id, project_id: t?.project_id ?? "?", approvals, asked_at: i.created_at };
   });
 }
 
-function profileApprovals(domain: TaskDomain, profileId: string): string {
+function profileApprovals(reads: ViewReads, profileId: string): string {
   try {
-    return domain.profile(profileId).approvals;
+    return reads.profile(profileId).approvals;
   } catch {
     return "?";
   }

@@ -2,7 +2,7 @@
 // doing, commands with output, changed files and diff, plan, requests with who answered, final answer). Only the
 // card reads it, through an app-only tool, so none of it reaches the model.
 import { boundText } from "../tasks/bounded-output.ts";
-import type { TaskDomain } from "../tasks/domain.ts";
+import type { ViewReads } from "./reads.ts";
 import { SETTLED_STATES, type InteractionRow, type ItemRow, type TaskRow } from "../store/rows.ts";
 import type { ApprovalsSetting } from "../policy/answerer.ts";
 import { failureText, projectPath } from "./evidence.ts";
@@ -84,8 +84,8 @@ function versionOf(t: TaskRow, interactions: InteractionRow[]): string {
  * Codex's own unified diff once a turn ended; while it runs, the file changes' diffs in the same shape (an added
  * file's diff is its content, so its lines are marked as additions).
  */
-function diffOf(domain: TaskDomain, taskId: string, changes: ItemRow[], root: string | undefined): string {
-  const turns = domain.repo.items(taskId, "turnDiff").map((d) => text(d.data.diff) ?? "").filter(Boolean);
+function diffOf(reads: ViewReads, taskId: string, changes: ItemRow[], root: string | undefined): string {
+  const turns = reads.rows.items(taskId, "turnDiff").map((d) => text(d.data.diff) ?? "").filter(Boolean);
   if (turns.length) return turns.join("\n");
   const parts: string[] = [];
   for (const i of changes) {
@@ -152,7 +152,7 @@ function toolRequestOf(i: InteractionRow): CardToolRequest {
 }
 
 /** One line for "now": the open request first, then a running command, then the latest event. */
-function doingNow(domain: TaskDomain, t: TaskRow, commands: CardCommand[], pending: InteractionRow[]): string {
+function doingNow(reads: ViewReads, t: TaskRow, commands: CardCommand[], pending: InteractionRow[]): string {
   if (SETTLED_STATES.has(t.state)) return `turn ${t.state}`;
   const ask = pending.find((i) => i.kind !== "tool");
   if (ask) {
@@ -164,7 +164,7 @@ function doingNow(domain: TaskDomain, t: TaskRow, commands: CardCommand[], pendi
   const running = commands.filter((c) => c.status === "inProgress").at(-1);
   if (running) return `running \`${running.command}\``;
   for (let seq = t.last_seq; seq > 0 && seq > t.last_seq - 5; seq--) {
-    const e = domain.repo.event(t.id, seq);
+    const e = reads.rows.event(t.id, seq);
     if (!e) break;
     if (e.kind === "message_delta") return "writing a message";
     if (e.kind === "message") return "wrote a message";
@@ -176,27 +176,27 @@ function doingNow(domain: TaskDomain, t: TaskRow, commands: CardCommand[], pendi
   return t.state === "starting" ? "starting" : "working";
 }
 
-function lastEvent(domain: TaskDomain, taskId: string, kind: string): Record<string, unknown> | undefined {
-  const all = domain.repo.events(taskId, 0, 10_000, [kind]);
+function lastEvent(reads: ViewReads, taskId: string, kind: string): Record<string, unknown> | undefined {
+  const all = reads.rows.events(taskId, 0, 10_000, [kind]);
   return all.at(-1)?.data;
 }
 
 /** The card's snapshot of a task, or just its version when the caller already holds that version. */
-export function taskCard(domain: TaskDomain, taskId: string, since?: string): CardAnswer {
-  domain.sync(taskId);
-  const t = domain.task(taskId);
-  const interactions = domain.repo.interactions(t.id);
+export function taskCard(reads: ViewReads, taskId: string, since?: string): CardAnswer {
+  reads.sync(taskId);
+  const t = reads.task(taskId);
+  const interactions = reads.rows.interactions(t.id);
   const version = versionOf(t, interactions);
   if (since === version) return { unchanged: true, version };
 
-  const root = domain.settings.projects[t.project_id]?.cwd;
-  const items = domain.repo.items(t.id, "commandExecution");
+  const root = reads.projectRoot(t.project_id);
+  const items = reads.rows.items(t.id, "commandExecution");
   const commands = items.slice(-CARD_COMMANDS).map(commandOf);
   const pending = interactions.filter((i) => i.state === "pending");
   // Codex starts a command item before it asks to run it; until then it is waiting, not running.
   for (const c of commands) if (c.status === "inProgress" && pending.some((i) => i.item_id === c.id)) c.status = "awaitingApproval";
   const files = new Map<string, string>();
-  const changes = domain.repo.items(t.id, "fileChange");
+  const changes = reads.rows.items(t.id, "fileChange");
   for (const i of changes) {
     for (const raw of Array.isArray(i.data.changes) ? i.data.changes : []) {
       const o = (raw ?? {}) as Record<string, unknown>;
@@ -211,8 +211,8 @@ export function taskCard(domain: TaskDomain, taskId: string, since?: string): Ca
     now: new Date().toISOString(),
     started_at: t.created_at,
     prompt: boundText(t.prompt, CARD_TEXT_CHARS).text,
-    doing: doingNow(domain, t, commands, pending),
-    approvals: domain.profile(t.profile_id).approvals,
+    doing: doingNow(reads, t, commands, pending),
+    approvals: reads.profile(t.profile_id).approvals,
     commands,
     files: [...files].map(([path, kind]) => ({ path, kind })),
     requests: interactions.filter((i) => i.kind !== "tool").map(requestOf),
@@ -221,14 +221,14 @@ export function taskCard(domain: TaskDomain, taskId: string, since?: string): Ca
   };
   if (card.settled) card.ended_at = t.updated_at;
   if (items.length > CARD_COMMANDS) card.commands_omitted = items.length - CARD_COMMANDS;
-  const message = lastEvent(domain, t.id, "message");
+  const message = lastEvent(reads, t.id, "message");
   if (message && text(message.text)) card.last_message = boundText(String(message.text), CARD_TEXT_CHARS).text;
-  const diff = diffOf(domain, t.id, changes, root);
+  const diff = diffOf(reads, t.id, changes, root);
   if (diff) {
     card.diff = boundText(diff, CARD_DIFF_CHARS).text;
     if (diff.length > CARD_DIFF_CHARS) card.diff_chars = diff.length;
   }
-  const plan = lastEvent(domain, t.id, "plan");
+  const plan = lastEvent(reads, t.id, "plan");
   if (plan && Array.isArray(plan.steps)) card.plan = plan.steps as TaskCard["plan"];
   if (t.final_message) card.final_message = boundText(t.final_message, CARD_TEXT_CHARS).text;
   if (t.failure) card.error = failureText(t.failure);

@@ -6,7 +6,7 @@ import { boundText } from "../tasks/bounded-output.ts";
 import type { EventRow, Failure, InteractionRow, TaskRow } from "../store/rows.ts";
 import { SETTLED_STATES } from "../store/rows.ts";
 import { personDecides } from "../policy/answerer.ts";
-import type { TaskDomain } from "../tasks/domain.ts";
+import type { ViewReads } from "./reads.ts";
 import { activity } from "./activity.ts";
 import { requestView, type RequestView } from "./request-view.ts";
 import { encodeCursor, REANCHOR, type Cursor } from "./wait-cursor.ts";
@@ -15,8 +15,8 @@ import { resolvedLine, unknownLine } from "./unknown-view.ts";
 
 export type WaitMode = "auto" | "supervision" | "raw";
 
-/** What a delta needs from the domain: the store and the project roots (paths are shown relative to them). */
-export type WaitView = Pick<TaskDomain, "repo" | "settings" | "profile">;
+/** What a delta reads: the store and the project roots (paths are shown relative to them). */
+export type WaitView = Pick<ViewReads, "rows" | "projectRoot" | "profile">;
 
 // Output of a failing command shown inline (auto mode); routine output stays behind codex_inspect.
 const FAILED_OUTPUT_CHARS = 240;
@@ -135,7 +135,7 @@ export function commandLine(c: CommandView): string {
 
 /** One task's answer, and the cursor it moves the reader to. */
 export function buildDelta(view: WaitView, taskId: string, o: DeltaOptions): { delta: TaskDelta; to: Cursor } {
-  const { repo } = view;
+  const { rows: repo } = view;
   const t = repo.task(taskId)!;
   const active = !SETTLED_STATES.has(t.state);
   const delta: TaskDelta = { task_id: taskId, state: t.state };
@@ -144,7 +144,7 @@ export function buildDelta(view: WaitView, taskId: string, o: DeltaOptions): { d
     if (active) Object.assign(delta, activity(repo, t));
     return { delta, to: from };
   }
-  const projectRoot = view.settings.projects[t.project_id]?.cwd;
+  const projectRoot = view.projectRoot(t.project_id);
   // A classified failure says what Codex's error text and the lost connection's detail would say again.
   const explained = !active && t.failure !== null && t.failure.code !== "unknown";
   const page = o.mode === "raw" ? RAW_PAGE : MAX_EVENTS_PER_WAIT;

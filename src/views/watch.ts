@@ -2,7 +2,7 @@
 // a command with its exit code, a file change, a request (with how to answer it), an answer and who gave it, an end.
 // Streaming deltas and bookkeeping events give no line; the finished message does.
 import type { EventRow, InteractionRow } from "../store/rows.ts";
-import type { TaskDomain } from "../tasks/domain.ts";
+import type { ViewReads } from "./reads.ts";
 import { projectPath } from "./evidence.ts";
 import { requestView } from "./request-view.ts";
 
@@ -27,21 +27,22 @@ function oneLine(text: string): string {
 }
 
 /** Every task's last stored seq (where a watch of every task begins), without reading the task rows. */
-export function taskSeqs(domain: TaskDomain): Map<string, number> {
-  const rows = domain.repo.db.prepare(`SELECT id, last_seq FROM tasks`).all();
+export function taskSeqs(reads: ViewReads): Map<string, number> {
+  const rows = reads.rows.db.prepare(`SELECT id, last_seq FROM tasks`).all();
   return new Map(rows.map((r) => [String(r.id), Number(r.last_seq)]));
 }
 
 /** The lines of a task's events after `afterSeq`, and the last seq read. */
-export function watchLines(domain: TaskDomain, taskId: string, afterSeq: number): { lines: WatchLine[]; last: number } {
+export function watchLines(reads: ViewReads, taskId: string, afterSeq: number): { lines: WatchLine[]; last: number } {
   const lines: WatchLine[] = [];
   let last = afterSeq;
-  const root = domain.settings.projects[domain.repo.task(taskId)?.project_id ?? ""]?.cwd;
+  const t = reads.rows.task(taskId);
+  const root = t ? reads.projectRoot(t.project_id) : undefined;
   for (;;) {
-    const page = domain.repo.events(taskId, last, PAGE);
+    const page = reads.rows.events(taskId, last, PAGE);
     for (const e of page) {
       last = e.seq;
-      const texts = e.kind === "turn_completed" ? [finalAnswer(domain, e), lineOf(domain, e, root)] : [lineOf(domain, e, root)];
+      const texts = e.kind === "turn_completed" ? [finalAnswer(reads, e), lineOf(reads, e, root)] : [lineOf(reads, e, root)];
       for (const text of texts) if (text !== null) lines.push({ task_id: taskId, seq: e.seq, at: e.at, text });
     }
     if (page.length < PAGE) return { lines, last };
@@ -49,13 +50,13 @@ export function watchLines(domain: TaskDomain, taskId: string, afterSeq: number)
 }
 
 /** The turn's final answer: held back from the message events until the turn ended, stored as the turn's item. */
-function finalAnswer(domain: TaskDomain, e: EventRow): string | null {
+function finalAnswer(reads: ViewReads, e: EventRow): string | null {
   if (e.data.has_final !== true) return null;
-  const item = domain.repo.items(e.task_id, "agentMessage").findLast((i) => i.turn_id === e.turn_id && i.data.final === true);
+  const item = reads.rows.items(e.task_id, "agentMessage").findLast((i) => i.turn_id === e.turn_id && i.data.final === true);
   return item ? `answer: ${oneLine(str(item.data.text))}` : null;
 }
 
-function lineOf(domain: TaskDomain, e: EventRow, root: string | undefined): string | null {
+function lineOf(reads: ViewReads, e: EventRow, root: string | undefined): string | null {
   const d = e.data;
   switch (e.kind) {
     case "turn_started":
@@ -74,9 +75,9 @@ function lineOf(domain: TaskDomain, e: EventRow, root: string | undefined): stri
       return `files: ${files || "(none listed)"}${str(d.status) && d.status !== "completed" ? ` [${str(d.status)}]` : ""}`;
     }
     case "request":
-      return requestLine(domain.repo.interaction(str(d.request_id)));
+      return requestLine(reads.rows.interaction(str(d.request_id)));
     case "request_closed":
-      return closedLine(domain.repo.interaction(str(d.request_id)), str(d.state));
+      return closedLine(reads.rows.interaction(str(d.request_id)), str(d.state));
     case "plan": {
       const steps = Array.isArray(d.steps) ? (d.steps as Record<string, unknown>[]) : [];
       return `plan: ${steps.filter((s) => s.status === "completed").length}/${steps.length} steps done`;

@@ -45,6 +45,16 @@ describe("architecture", () => {
     expect(r.out).toMatch(/no-circular/);
   });
 
+  it("fails when the MCP layer reaches past the service (mcp -> views, mcp -> artifacts)", () => {
+    const dir = copyTree();
+    const f = join(dir, "src", "mcp", "tools", "render.ts");
+    writeFileSync(f, `import { activity } from "../../views/activity.ts";\nimport { listFiles } from "../../artifacts/list.ts";\nvoid activity;\nvoid listFiles;\n${readFileSync(f, "utf8")}`);
+    const r = depcruise(dir);
+    expect(r.status).not.toBe(0);
+    expect(r.out).toMatch(/mcp-only-through-the-service: src\/mcp\/tools\/render\.ts → src\/views\/activity\.ts/);
+    expect(r.out).toMatch(/mcp-only-through-the-service: src\/mcp\/tools\/render\.ts → src\/artifacts\/list\.ts/);
+  });
+
   it("fails when source outside platform/ imports a child process or a SQLite driver", () => {
     const dir = copyTree();
     const f = join(dir, "src", "views", "diff-stat.ts");

@@ -7,7 +7,7 @@ import { InMemoryTransport } from "@modelcontextprotocol/sdk/inMemory.js";
 import { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
 import { registerArtifactTools } from "../../src/mcp/tools/artifacts.ts";
 import { resolveProject, type ProjectSpec } from "../../src/config/settings.ts";
-import type { ArtifactSettings } from "../../src/service/bridge.ts";
+import { ArtifactReads, type ArtifactSettings } from "../../src/service/artifacts.ts";
 import { DEFAULT_SENSITIVE_PATHS } from "../../src/artifacts/sensitive.ts";
 
 export function sha256(b: Uint8Array): string {
@@ -97,16 +97,14 @@ export interface Harness {
 export async function connect(deps: Partial<ArtifactSettings> & { projects: () => Record<string, { cwd: string; aliases?: string[]; allowHardLinks?: boolean }> }): Promise<Harness> {
   const server = new McpServer({ name: "codex-bridge-test", version: "0.0.0" });
   const { projects, ...settings } = deps;
-  registerArtifactTools(server, {
-    artifactSettings: { maxArtifactBytes: 32 * 1024 * 1024, inlineArtifactBytes: 4 * 1024 * 1024, sensitivePaths: [...DEFAULT_SENSITIVE_PATHS], ...settings },
-    project: (id) => {
-      const specs: Record<string, ProjectSpec> = Object.fromEntries(
-        Object.entries(projects()).map(([k, p]) => [k, { id: k, cwd: p.cwd, aliases: p.aliases, allow_hard_links: p.allowHardLinks }]),
-      );
-      const p = resolveProject(specs, id);
-      return { cwd: p.cwd, allowHardLinks: p.allow_hard_links === true };
-    },
-  });
+  const settingsIn = { maxArtifactBytes: 32 * 1024 * 1024, inlineArtifactBytes: 4 * 1024 * 1024, sensitivePaths: [...DEFAULT_SENSITIVE_PATHS], ...settings };
+  registerArtifactTools(server, new ArtifactReads(settingsIn, (id) => {
+    const specs: Record<string, ProjectSpec> = Object.fromEntries(
+      Object.entries(projects()).map(([k, p]) => [k, { id: k, cwd: p.cwd, aliases: p.aliases, allow_hard_links: p.allowHardLinks }]),
+    );
+    const p = resolveProject(specs, id);
+    return { cwd: p.cwd, allowHardLinks: p.allow_hard_links === true };
+  }));
   const [a, b] = InMemoryTransport.createLinkedPair();
   const client = new Client({ name: "test-client", version: "0.0.0" });
   await Promise.all([server.connect(a), client.connect(b)]);

@@ -8,6 +8,7 @@ import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import * as account from "../../src/codex/protocol/account.ts";
 import * as item from "../../src/codex/protocol/item.ts";
+import { CLIENT_REQUEST_METHODS } from "../../src/codex/protocol/methods.ts";
 import * as model from "../../src/codex/protocol/model.ts";
 import * as requests from "../../src/codex/protocol/requests.ts";
 import * as session from "../../src/codex/protocol/session.ts";
@@ -56,6 +57,11 @@ describe("the verified protocol surface against the pinned Codex's own schema", 
     const version = /(\d+\.\d+\.\d+)/.exec(out)?.[1];
     expect(VERIFIED_CODEX_VERSIONS).toContain(version);
     expect(VERIFIED_0_171_0.version).toBe(version);
+  });
+
+  it("the request registry binds exactly the verified requests, each to its params and result", () => {
+    const verified = VERIFIED_0_171_0.surface.entries.filter((e) => e.kind === "request").map((e) => e.method);
+    expect([...CLIENT_REQUEST_METHODS].sort()).toEqual([...verified].sort());
   });
 
   it("declares every method the protocol modules name (a method used but not declared would escape the drift check)", () => {

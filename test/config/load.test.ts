@@ -58,6 +58,8 @@ describe("defaults", () => {
       child_env: "inherit",
       env_allow: [],
       env_deny: [],
+      runtime: "spawn",
+      start_shared: false,
     });
     expect(config.profiles.default.codex_home).toBeUndefined();
     expect(config.sensitive_paths).toEqual([...DEFAULT_SENSITIVE_PATHS]);
@@ -164,6 +166,21 @@ child_env = "empty"
     expect(rel.message).toContain('profiles.a.codex_home must be an absolute directory (got "codex-a")');
     expect(rel.message).toContain("profiles.a.env_allow[0] names CONTROL_PLANE_API_KEY, which the bridge never passes to Codex");
     expect(rel.message).toContain('profiles.a.env_allow[1] ("1BAD") is not an environment variable name');
+  });
+
+  it("runtime and start_shared: spawn by default, shared per profile, anything else named with its fix", () => {
+    const { config } = parse(`
+[profiles.mine]
+runtime = "shared"
+start_shared = true
+[profiles.plain]
+effort = "low"
+`);
+    expect(config.profiles.mine).toMatchObject({ runtime: "shared", start_shared: true });
+    expect(config.profiles.plain).toMatchObject({ runtime: "spawn", start_shared: false });
+    const err = errorOf(() => parse(`[profiles.a]\nruntime = "daemon"\nstart_shared = "yes"`));
+    expect(err.message).toContain('profiles.a.runtime must be one of "spawn", "shared"');
+    expect(err.message).toContain("profiles.a.start_shared must be true or false");
   });
 
   it("rejects an invalid profile id", () => {

@@ -10,6 +10,7 @@ import { PersonService } from "../../src/service/person.ts";
 import { MIGRATIONS } from "../../src/store/migrations.ts";
 import { openStateDatabase, type OpenedStore } from "../../src/store/open.ts";
 import { Repo } from "../../src/store/repo.ts";
+import { viewReads } from "../../src/views/reads.ts";
 import { TaskDomain } from "../../src/tasks/domain.ts";
 import { fakeClient, type FakeClient } from "../support/fake-codex-client.ts";
 
@@ -34,13 +35,14 @@ export async function fakePerson(approvals: "supervisor" | "person" | "either" =
   const codex = fakeClient("conn-person");
   const runtime = { current: codex, loadedThreads: new Set<string>() };
   const runtimes = new RuntimePool({ profiles: {}, env: {}, userHome: "/home/nobody", make: () => runtime as unknown as CodexRuntime });
-  const sup = new TaskDomain(repo, runtimes, {
+  const settings = {
     projects: { demo: { id: "demo", cwd: ROOT } },
     profiles: { default: { ...builtinProfile("default"), approvals } },
     relay: { enabled: true, max_result_bytes: 4096 },
     ackTimeoutMs: 1000,
     maxWaitSeconds: 60,
-  });
+  };
+  const sup = new TaskDomain(repo, runtimes, settings);
   repo.insertTask({ id: TASK, project_id: "demo", profile_id: "default", prompt: "build it", relay: true, model: null, effort: null, state: "completed" });
   repo.updateTask(TASK, { thread_id: THREAD });
   sup.recoverAfterRestart();
@@ -50,7 +52,7 @@ export async function fakePerson(approvals: "supervisor" | "person" | "either" =
     repo,
     sup,
     codex,
-    person: new PersonService(sup),
+    person: new PersonService(sup, viewReads(sup, repo, settings)),
     ask(rpcId, command = "npm test") {
       sup.onServerRequest(codex as unknown as AppServerClient, {
         id: rpcId,

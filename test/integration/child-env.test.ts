@@ -93,7 +93,7 @@ describe("child environment per profile", () => {
     expect(locked.listing).toContain(`CODEX_HOME=${h.env.CODEX_HOME}\n`);
     // What the bridge handed the minimal app-server, before Codex added its own: exactly the allowed names, and the
     // system PATH (the command's own PATH may differ: Codex runs it in a login shell, which reads /etc/profile).
-    const lockedSlot = h.bridge.domain.runtimes.all().find((s) => s.profiles.includes("locked"))!;
+    const lockedSlot = h.bridge.runtimes.all().find((s) => s.profiles.includes("locked"))!;
     const environ = appServerEnviron(lockedSlot.runtime.current!.pid!);
     if (environ) {
       expect(Object.keys(environ).sort()).toEqual(allowed.filter((n) => n !== "LANG" || h!.env.LANG !== undefined).sort());
@@ -106,7 +106,7 @@ describe("child environment per profile", () => {
     expect(trimmed.names).toEqual(expect.arrayContaining(["H9_ALLOWED", "H9_OTHER"]));
     expect(trimmed.names).not.toContain("H9_DENIED");
     // Codex may hide *_KEY / *_TOKEN names from commands on its own: check that the bridge never gave them to it.
-    for (const slot of h.bridge.domain.runtimes.all()) {
+    for (const slot of h.bridge.runtimes.all()) {
       const env = appServerEnviron(slot.runtime.current!.pid!);
       if (!env) continue;
       expect(env.CONTROL_PLANE_API_KEY).toBeUndefined();
@@ -122,6 +122,6 @@ describe("child environment per profile", () => {
     expect(locked.names).not.toContain("H9_OTHER");
     expect(locked.names).not.toContain("H9_DENIED");
     // Three environments, three app-servers; two of them share the bridge's home.
-    expect(h.bridge.domain.runtimes.all()).toHaveLength(3);
+    expect(h.bridge.runtimes.all()).toHaveLength(3);
   });
 });

@@ -55,12 +55,12 @@ describe("profiles with their own Codex home", () => {
     expect(other.requests.every((r) => JSON.stringify(r.body.input).includes("and you?"))).toBe(true);
 
     // Two live app-servers, one per home, each task bound to its own connection.
-    const slots = h.bridge.domain.runtimes.all();
+    const slots = h.bridge.runtimes.all();
     expect(slots.map((s) => s.home).sort()).toEqual([h.env.CODEX_HOME, second.home].sort());
     const live = slots.map((s) => s.runtime.current);
     expect(live.every((c) => c !== null)).toBe(true);
     expect(new Set(live.map((c) => c!.pid)).size).toBe(2);
-    const byConnection = (taskId: string) => h!.bridge.domain.repo.task(taskId)!.connection_id;
+    const byConnection = (taskId: string) => h!.bridge.repo.task(taskId)!.connection_id;
     expect(byConnection(apart)).toBe(slots.find((s) => s.home === second.home)!.runtime.current!.connectionId);
     expect(byConnection(mine)).toBe(slots.find((s) => s.home === h!.env.CODEX_HOME)!.runtime.current!.connectionId);
 

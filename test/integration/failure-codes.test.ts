@@ -139,7 +139,7 @@ describe("failure codes from the bridge's own state and the provider's absence",
     h.provider!.enqueue({ kind: "hang" });
     await expectFailure(h, "crash under me", { code: "app_server_crashed", retryable: true, says: /killed by SIGKILL during the turn; codex_send starts a recovery turn/ }, async () => {
       await h!.provider!.waitForRequests(1, 20_000);
-      h!.bridge.domain.runtime.current!.kill("SIGKILL");
+      h!.bridge.runtimes.default.current!.kill("SIGKILL");
     });
   });
 

@@ -95,7 +95,7 @@ describe("task lifecycle on the real Codex", () => {
     h.provider!.enqueue({ kind: "hang" });
     const start = sc(await h.call("codex_start", { project_id: "demo", prompt: "first" }));
     await h.provider!.waitForRequests(1, 20_000);
-    h.bridge.domain.runtime.current!.kill("SIGKILL");
+    h.bridge.runtimes.default.current!.kill("SIGKILL");
     const lost = await settled(h, start.task_id);
     expect(lost.at(-1)!.state).toBe("connection_lost");
     h.provider!.enqueue({ kind: "output", items: [{ type: "message", text: "recovered" }] });
@@ -112,14 +112,14 @@ describe("task lifecycle on the real Codex", () => {
     h.provider!.enqueue({ kind: "output", items: [{ type: "message", text: "persisted answer" }] });
     const id = sc(await h.call("codex_start", { project_id: "demo", prompt: "persist me" })).task_id;
     await settled(h, id);
-    const before = h.bridge.domain.repo.events(id, 0, 1000).length;
+    const before = h.bridge.repo.events(id, 0, 1000).length;
     await h.bridge.close();
     const again = await assembleBridge(await getPlatform(), { env: h.env, cwd: h.root, log: () => {} });
     try {
-      const t = again.domain.repo.task(id)!;
+      const t = again.repo.task(id)!;
       expect(t.state).toBe("completed");
       expect(t.final_message).toBe("persisted answer");
-      expect(again.domain.repo.events(id, 0, 1000).length).toBe(before);
+      expect(again.repo.events(id, 0, 1000).length).toBe(before);
     } finally {
       await again.close();
     }
@@ -173,7 +173,7 @@ describe("task lifecycle on the real Codex", () => {
 describe("threads stay loaded and restarts settle what was in flight", () => {
   it("continuing a task on the same app-server never resumes the thread again", async () => {
     h = await startHarness(await getPlatform(), { mockProvider: true, approvalPolicy: "never" });
-    const client = h.bridge.domain.runtime;
+    const client = h.bridge.runtimes.default;
     const methods: string[] = [];
     const c = await client.ensure();
     const request = c.request.bind(c);
@@ -206,15 +206,15 @@ describe("threads stay loaded and restarts settle what was in flight", () => {
       what: "the command approval request",
     });
     // A second interaction, recorded as written but never confirmed, stands for an answer cut off by the crash.
-    const repo = h.bridge.domain.repo;
+    const repo = h.bridge.repo;
     const pending = repo.interaction(requestId)!;
     repo.insertInteraction({ ...pending, id: "r_00000000ff", rpc_id: 99, state: "submitted" });
     await h.bridge.close();
     const again = await assembleBridge(await getPlatform(), { env: h.env, cwd: h.root, log: () => {} });
     try {
-      expect(again.domain.repo.task(id)!.state).toBe("connection_lost");
-      expect(again.domain.repo.interaction(requestId)!.state).toBe("stale");
-      expect(again.domain.repo.interaction("r_00000000ff")!.state).toBe("uncertain");
+      expect(again.repo.task(id)!.state).toBe("connection_lost");
+      expect(again.repo.interaction(requestId)!.state).toBe("stale");
+      expect(again.repo.interaction("r_00000000ff")!.state).toBe("uncertain");
       await expect(again.domain.respond({ task_id: id, request_id: requestId, action: "accept" })).rejects.toThrow(/stale/);
     } finally {
       await again.close();

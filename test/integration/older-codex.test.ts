@@ -35,11 +35,11 @@ describe("Codex releases of the supported range other than the pinned one", () =
       expect((await b.health()).codex.protocol).toBe("verified");
       const t = await b.service.start({ project_id: "demo", prompt: "what time is it?" });
       // The fake completes the turn only once its request has an answer: a held request would leave it running.
-      await poll(() => b.domain.repo.task(t.id)?.state === "completed", { timeoutMs: 20_000, what: "the turn to complete after the answer" });
+      await poll(() => b.repo.task(t.id)?.state === "completed", { timeoutMs: 20_000, what: "the turn to complete after the answer" });
       const sent = readFileSync(log, "utf8").trim().split("\n").map((l) => JSON.parse(l) as Record<string, any>);
       const answer = sent.find((m) => m.id === 9001 && !m.method);
       expect(answer?.error).toMatchObject({ code: -32601, message: expect.stringContaining("currentTime/read") });
-      expect(b.domain.repo.interactions(t.id)).toEqual([]);
+      expect(b.repo.interactions(t.id)).toEqual([]);
       const warnings = b.service.inspect({ task_id: t.id, kind: "warnings" }).items.map((e) => JSON.stringify(e));
       expect(warnings.join("\n")).toMatch(/currentTime\/read.*answered at once with a JSON-RPC error/);
     } finally {

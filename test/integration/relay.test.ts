@@ -34,14 +34,14 @@ describe("web-tool relay against the real Codex", () => {
     expect(sc(status).relay).toBeUndefined();
     expect(resultText(status)).not.toMatch(/no web-tool relay/);
     const turnId = sc(status).turn_id as string;
-    const sent = countAnswers(h.bridge.domain.runtime.current!);
+    const sent = countAnswers(h.bridge.runtimes.default.current!);
 
     const oversize = await submit(h, { task_id: taskId, request_id: req.request_id, result: "x".repeat(3000) });
     expect(oversize.isError).toBe(true);
     expect(resultText(oversize)).toMatch(/max_result_bytes is 2048/);
     expect(resultText(oversize)).toMatch(/nothing was sent/);
     expect(sent.count).toBe(0);
-    expect(h.bridge.domain.repo.interaction(req.request_id)!.state).toBe("pending");
+    expect(h.bridge.repo.interaction(req.request_id)!.state).toBe("pending");
 
     const text = `libfoo 3.1 was released last week.\n${"release notes line\n".repeat(70)}end of notes`;
     const ok = await submit(h, { task_id: taskId, request_id: req.request_id, result: text });
@@ -59,7 +59,7 @@ describe("web-tool relay against the real Codex", () => {
     const after = sc(await h.call("codex_status", { task_id: taskId }));
     expect(after).toMatchObject({ state: "completed", turn_id: turnId });
     // item/completed dynamicToolCall confirmed it.
-    expect(h.bridge.domain.repo.interaction(req.request_id)!.state).toBe("resolved");
+    expect(h.bridge.repo.interaction(req.request_id)!.state).toBe("resolved");
 
     const again = await submit(h, { task_id: taskId, request_id: req.request_id, result: text });
     expect(again.isError, resultText(again)).toBeFalsy();
@@ -110,7 +110,7 @@ describe("web-tool relay against the real Codex", () => {
     expect(req.tool.request).toBe("status page of service X");
     // The first call never reached the supervisor: Codex got the refusal and the model asked again.
     expect(lastFunctionOutput(h.provider!.requests[1]!, "call_big")).toMatch(/bridge_web_tool refused: request is 16001 characters; at most 16000/);
-    expect(h.bridge.domain.repo.interactions(taskId).filter((i) => i.kind === "tool")).toHaveLength(1);
+    expect(h.bridge.repo.interactions(taskId).filter((i) => i.kind === "tool")).toHaveLength(1);
     const warnings = await h.call("codex_inspect", { task_id: taskId, kind: "warnings" });
     expect(resultText(warnings)).toMatch(/bridge_web_tool call refused/);
 
@@ -127,7 +127,7 @@ describe("web-tool relay against the real Codex", () => {
     expect(lastFunctionOutput(h.provider!.requests.at(-1)!, "call_small")).toBe(
       '[host tool unavailable]\n{\n "reason": "no browsing tool in this conversation"\n}\nSources:\n- https://status.example/x\n(via host tool none; a host report, not independently verified)',
     );
-    const item = h.bridge.domain.repo.item(taskId, "call_small");
+    const item = h.bridge.repo.item(taskId, "call_small");
     expect(item?.status).toBe("failed");
   });
 
@@ -136,12 +136,12 @@ describe("web-tool relay against the real Codex", () => {
     h.provider!.enqueue(relayCall("weather in Oslo"));
     const taskId = await startTask(h, "weather");
     const req = await nextToolRequest(h, taskId);
-    const sent = countAnswers(h.bridge.domain.runtime.current!);
+    const sent = countAnswers(h.bridge.runtimes.default.current!);
     const cancel = await h.call("codex_cancel", { task_id: taskId });
     expect(cancel.isError, resultText(cancel)).toBeFalsy();
     const answers = await settled(h, taskId);
     expect(answers.at(-1)!.state).toBe("interrupted");
-    expect(h.bridge.domain.repo.interaction(req.request_id)!.state).toBe("stale");
+    expect(h.bridge.repo.interaction(req.request_id)!.state).toBe("stale");
     const late = await submit(h, { task_id: taskId, request_id: req.request_id, result: "sunny" });
     expect(late.isError).toBe(true);
     expect(resultText(late)).toMatch(/stale/);
@@ -156,7 +156,7 @@ describe("web-tool relay against the real Codex", () => {
     const taskId = await startTask(h, "research");
     const req = await nextToolRequest(h, taskId);
     const firstTurn = sc(await h.call("codex_status", { task_id: taskId })).turn_id;
-    const oldClient = h.bridge.domain.runtime.current!;
+    const oldClient = h.bridge.runtimes.default.current!;
     const sent = countAnswers(oldClient);
 
     const exited = new Promise<void>((resolve) => oldClient.onExit(() => resolve()));
@@ -165,7 +165,7 @@ describe("web-tool relay against the real Codex", () => {
     const lost = await waitUntil(h, taskId, (s) => s.state === "connection_lost");
     expect(lost.at(-1)!.failure).toMatchObject({ code: "app_server_crashed", retryable: true });
     expect(lost.at(-1)!.failure.sentence).toMatch(/app-server was killed by SIGKILL during the turn/);
-    expect(h.bridge.domain.repo.interaction(req.request_id)!.state).toBe("stale");
+    expect(h.bridge.repo.interaction(req.request_id)!.state).toBe("stale");
     const late = await submit(h, { task_id: taskId, request_id: req.request_id, result: "too late" });
     expect(late.isError).toBe(true);
     expect(resultText(late)).toMatch(/stale/);
@@ -175,7 +175,7 @@ describe("web-tool relay against the real Codex", () => {
     const send = await h.call("codex_send", { task_id: taskId, message: "continue the research" });
     expect(send.isError, resultText(send)).toBeFalsy();
     expect(sc(send).action).toBe("recovery_turn");
-    expect(h.bridge.domain.runtime.current!.connectionId).not.toBe(oldClient.connectionId);
+    expect(h.bridge.runtimes.default.current!.connectionId).not.toBe(oldClient.connectionId);
     const req2 = await nextToolRequest(h, taskId);
     expect(req2.tool.request).toBe("second question");
     expect(req2.request_id).not.toBe(req.request_id);
@@ -188,7 +188,7 @@ describe("web-tool relay against the real Codex", () => {
     expect(toolNames(last)).toContain("bridge_web_tool");
     const status = sc(await h.call("codex_status", { task_id: taskId }));
     expect(status.turn_id).not.toBe(firstTurn);
-    expect(h.bridge.domain.repo.interaction(req2.request_id)!.state).toBe("resolved");
+    expect(h.bridge.repo.interaction(req2.request_id)!.state).toBe("resolved");
   });
 
   it("two tasks with pending tool calls answered in reverse order both complete", async () => {

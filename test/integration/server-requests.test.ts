@@ -40,7 +40,7 @@ describe("server requests on the real Codex", () => {
     expect((await settled(h, id)).at(-1)!.state).toBe("completed");
     // Without the grant Codex's sandbox keeps .git read-only (the command fails with "Read-only file system").
     expect(existsSync(join(target, "granted"))).toBe(true);
-    expect(h.bridge.domain.repo.interaction(req.request_id)!.state).toBe("resolved");
+    expect(h.bridge.repo.interaction(req.request_id)!.state).toBe("resolved");
   });
 
   it("item/tool/requestUserInput: the supervisor's answers reach the model as the tool's output", async () => {
@@ -74,7 +74,7 @@ describe("server requests on the real Codex", () => {
     h = await harness({ codexExtraToml: `[mcp_servers.forms]\ncommand = ${JSON.stringify(bun)}\nargs = [${JSON.stringify(server)}]` });
     // Codex registers an MCP server's tools for turns that start once it is ready: a first turn lets it start.
     h.provider!.enqueue({ kind: "output", items: [{ type: "message", text: "ready" }] });
-    const client = await h.bridge.domain.runtime.ensure();
+    const client = await h.bridge.runtimes.default.ensure();
     const ready = new Promise<void>((resolve) => {
       const off = client.onNotification((n) => {
         const p = (n.params ?? {}) as S;

@@ -121,7 +121,7 @@ describe("app-server generations", () => {
     await settled(h, id);
 
     // A request on its way to the app-server (sent, not yet answered) blocks a restart and shows in status.
-    const client = await h.bridge.domain.runtime.ensure();
+    const client = await h.bridge.runtimes.default.ensure();
     const inFlight = client.request("model/list", {});
     const status = await h.bridge.service.runtime("status");
     expect(status).toMatchObject({ in_flight: 1, generation: 0 });

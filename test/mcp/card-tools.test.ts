@@ -18,6 +18,8 @@ import { MIGRATIONS } from "../../src/store/migrations.ts";
 import { openStateDatabase, type OpenedStore } from "../../src/store/open.ts";
 import { Repo } from "../../src/store/repo.ts";
 import { TaskDomain } from "../../src/tasks/domain.ts";
+import { ArtifactReads } from "../../src/service/artifacts.ts";
+import { viewReads } from "../../src/views/reads.ts";
 import { CardKeys } from "../../src/tasks/card-keys.ts";
 import { fakeClient, type FakeClient } from "../support/fake-codex-client.ts";
 
@@ -57,20 +59,22 @@ async function setup(approvals: Approvals, opts: { viewHost?: boolean; clientNam
   const codex = fakeClient("conn-card");
   const runtime = { current: codex, loadedThreads: new Set<string>() };
   const runtimes = new RuntimePool({ profiles: {}, env: {}, userHome: "/home/nobody", make: () => runtime as unknown as CodexRuntime });
-  const domain = new TaskDomain(repo, runtimes, {
+  const settings = {
     projects: { demo: { id: "demo", cwd: ROOT } },
     profiles: { default: { ...builtinProfile("default"), approvals } },
     relay: { enabled: true, max_result_bytes: 4096 },
     ackTimeoutMs: 1000,
     maxWaitSeconds: 60,
-  });
+  };
+  const domain = new TaskDomain(repo, runtimes, settings);
   repo.insertTask({ id: TASK, project_id: "demo", profile_id: "default", prompt: "build it", relay: true, model: null, effort: null, state: "completed" });
   repo.updateTask(TASK, { thread_id: THREAD });
   domain.recoverAfterRestart();
   repo.updateTask(TASK, { state: "running", turn_id: "turn-1", connection_id: codex.connectionId });
   const logged: Setup["logged"] = [];
   const log = (_level: string, event: string, fields: Record<string, unknown> = {}) => void logged.push({ event, fields });
-  const service = new BridgeService(domain, platform, async () => ({}) as HealthReport, { maxArtifactBytes: 1024, inlineArtifactBytes: 1024, sensitivePaths: [] }, log);
+  const artifacts = new ArtifactReads({ maxArtifactBytes: 1024, inlineArtifactBytes: 1024, sensitivePaths: [] }, () => ({ cwd: ROOT, allowHardLinks: false }));
+  const service = new BridgeService(domain, viewReads(domain, repo, settings), artifacts, platform, async () => ({}) as HealthReport, log);
   const server = createMcpServer({ service, version: "test" });
   const [a, b] = InMemoryTransport.createLinkedPair();
   await server.connect(b);

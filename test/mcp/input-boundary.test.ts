@@ -13,7 +13,7 @@ beforeAll(async () => {
   h = await startHarness(await getPlatform(), { mockProvider: true, approvalPolicy: "never" });
   // Start the app-server, then watch every request written to it.
   expect((await h.call("codex_models", {})).isError).toBeFalsy();
-  const client = h.bridge.domain.runtime.current!;
+  const client = h.bridge.runtimes.default.current!;
   const request = client.request.bind(client);
   client.request = ((method: string, params?: unknown, opts?: { timeoutMs?: number }) => {
     sent.push(method);
@@ -35,7 +35,7 @@ async function refused(tool: string, args: Args): Promise<string> {
 
 function expectNothingHappened(): void {
   expect(sent, "requests written to the app-server").toEqual([]);
-  expect(h.bridge.domain.repo.recentTasks(10), "tasks created").toEqual([]);
+  expect(h.bridge.repo.recentTasks(10), "tasks created").toEqual([]);
   expect(h.provider!.requests, "model requests").toHaveLength(0);
 }
 
@@ -82,7 +82,7 @@ describe("strict tool inputs", () => {
     for (const lookalike of ["wait_for_prev", "Wait_For_Previous", "waitForPrevious"]) {
       expect(await refused("codex_status", { [lookalike]: true })).toContain(`"${lookalike}"`);
     }
-    expect(h.bridge.domain.repo.recentTasks(10), "tasks created").toEqual([]);
+    expect(h.bridge.repo.recentTasks(10), "tasks created").toEqual([]);
   });
 });
 

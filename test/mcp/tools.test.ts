@@ -161,7 +161,7 @@ describe("context evidence and aliases", () => {
   it("codex_status shows what was asked next to what Codex reports, and aliases select the project", async () => {
     const h2 = await startHarness(await getPlatform(), { mockProvider: true, approvalPolicy: "never", extraConfig: "" });
     try {
-      h2.bridge.domain.settings.projects.demo!.aliases = ["main-repo"];
+      h2.bridge.settings.projects.demo!.aliases = ["main-repo"];
       h2.provider!.enqueue({ kind: "output", items: [{ type: "message", text: "ok" }] });
       const start = sc(await h2.call("codex_start", { project_id: "main-repo", prompt: "ctx" }));
       expect(start.project_id).toBe("demo");

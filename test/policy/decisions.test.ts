@@ -4,7 +4,8 @@ import { readFileSync } from "node:fs";
 import { describe, expect, it } from "vitest";
 import { thrownBridgeError as refusal } from "../support/bridge-errors.ts";
 import type { InteractionKind, InteractionRow } from "../../src/store/rows.ts";
-import { buildResponse, offeredDecisions, permissionPaths } from "../../src/policy/decisions.ts";
+import { decide, offeredDecisions, permissionPaths } from "../../src/policy/decisions.ts";
+import { replyTo } from "../../src/codex/protocol/requests.ts";
 import { DEFAULT_PROFILE, type ProfileSpec } from "../../src/config/settings.ts";
 
 // Copied verbatim from the recorded codex 0.171.0 protocol samples (paths there are placeholders).
@@ -40,7 +41,7 @@ function row(kind: InteractionKind, method: string, params: Record<string, unkno
 }
 
 function answer(i: InteractionRow, action: string, payload?: Record<string, unknown>, profile: ProfileSpec = DEFAULT_PROFILE): unknown {
-  return buildResponse(i, { task_id: i.task_id, request_id: i.id, action, ...(payload ? { payload } : {}) }, { projectRoot: ROOT, profile }).response;
+  return replyTo(i.method, decide(i, { task_id: i.task_id, request_id: i.id, action, ...(payload ? { payload } : {}) }, { projectRoot: ROOT, profile }));
 }
 
 const command = (cmd: string, extra: Record<string, unknown> = {}) =>

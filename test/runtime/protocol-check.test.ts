@@ -70,7 +70,7 @@ describe("the Codex protocol check", () => {
       const t = await b.service.start({ project_id: "demo", prompt: "no relay then" });
       expect(t.relay).toBe(false);
       expect(t.failure).toBeNull();
-      const warnings = b.domain.repo.events(t.id, 0, 100).filter((e) => e.kind === "warning").map((e) => String(e.data.message));
+      const warnings = b.repo.events(t.id, 0, 100).filter((e) => e.kind === "warning").map((e) => String(e.data.message));
       expect(warnings.join("\n")).toMatch(/web-tool relay disabled: Codex 9\.9\.9 refused dynamicTools/);
     } finally {
       await b.close();

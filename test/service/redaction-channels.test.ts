@@ -36,8 +36,8 @@ describe("no secret stored or returned", () => {
       },
       injectRequests(taskId) {
         const domain = harness.bridge.domain;
-        const task = domain.repo.task(taskId)!;
-        const client = domain.runtime.current!;
+        const task = harness.bridge.repo.task(taskId)!;
+        const client = harness.bridge.runtimes.default.current!;
         const base = { threadId: task.thread_id, turnId: task.turn_id };
         domain.onServerRequest(client, { id: 900_001, method: "item/tool/requestUserInput", params: { ...base, itemId: "call_q", isBlocking: true, autoResolutionMs: null, questions: [{ id: "q1", header: "Notes", question: "What should the notes say?", isOther: true, options: null }] } });
         domain.onServerRequest(client, { id: 900_002, method: "mcpServer/elicitation/request", params: { ...base, serverName: "docs", mode: "form", message: "Describe the release", requestedSchema: { type: "object", properties: { note: { type: "string" } }, required: ["note"] } } });

@@ -1,11 +1,13 @@
-// A stand-in for `codex app-server` for edge cases the real one cannot be made to produce on demand.
-// Its answers are the real 0.171.0 samples; FAKE_MODE picks the misbehaviour (FAKE_VERSION changes the version its
-// userAgent names, FAKE_ERROR_INFO the codexErrorInfo of a failing turn). Every received line is appended to FAKE_LOG.
+// The one stand-in for `codex app-server`, for the tests' edge cases the real one cannot be made to produce on demand
+// and for the benchmark's events on demand. Its answers are the real 0.171.0 samples; FAKE_MODE picks the misbehaviour
+// (FAKE_VERSION changes the version its userAgent names, FAKE_ERROR_INFO the codexErrorInfo of a failing turn);
+// BENCH_FAKE_PORT runs the benchmark's script (fake-bench.ts) instead. Every received line is appended to FAKE_LOG.
 import { LineSplitter } from "../../src/codex/jsonl.ts";
 import { randomBytes } from "node:crypto";
 import { appendFileSync, readFileSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
+import { benchScript } from "./fake-bench.ts";
 import { scenario, type FakeApi } from "./fake-scenarios.ts";
 
 const fixtures = join(dirname(fileURLToPath(import.meta.url)), "..", "fixtures", "codex");
@@ -17,14 +19,39 @@ const sample = (key: string) => structuredClone(samples[key]!.msg);
 
 const mode = process.env.FAKE_MODE ?? "normal";
 const log = process.env.FAKE_LOG;
-const send = (m: unknown) => process.stdout.write(JSON.stringify(m) + "\n");
+// Written in order; a full pipe parks the rest until it drains, so a storm never grows this process without bound.
+let queue: string[] = [];
+let waiting = false;
+function drain(): void {
+  while (queue.length) {
+    const batch = queue.join("");
+    queue = [];
+    if (!process.stdout.write(batch)) {
+      waiting = true;
+      process.stdout.once("drain", () => {
+        waiting = false;
+        drain();
+      });
+      return;
+    }
+  }
+}
+const sendLines = (lines: string[]) => {
+  queue.push(...lines);
+  if (!waiting) drain();
+};
+const send = (m: unknown) => sendLines([JSON.stringify(m) + "\n"]);
+const flushed = (): Promise<void> => new Promise((resolve) => (waiting ? process.stdout.once("drain", () => setImmediate(resolve)) : resolve()));
 // Ids shaped like Codex's (UUID, "01a2" prefix like the samples), fresh per thread and turn.
 const newId = () => {
   const h = randomBytes(16).toString("hex");
   return `01a2${h.slice(0, 4)}-${h.slice(4, 8)}-7${h.slice(9, 12)}-8${h.slice(13, 16)}-${h.slice(16, 28)}`;
 };
 const api: FakeApi = { send, sample, newId, threads: [] };
-const script = scenario(mode, api);
+const benchPort = Number(process.env.BENCH_FAKE_PORT);
+const script = benchPort
+  ? benchScript(api, { sendLines, flushed, get waiting() { return waiting; } }, benchPort, process.env.BENCH_FAKE_ROLE ?? "")
+  : scenario(mode, api);
 
 // The bridge's own line splitter (blank lines skipped); no cap: this fake trusts its one client.
 const lines = new LineSplitter(Number.MAX_SAFE_INTEGER, (line) => {
@@ -37,7 +64,11 @@ process.stdin.on("end", () => process.exit(0));
 
 function handle(m: { id?: number; method?: string; params?: Record<string, unknown> }): void {
   if (m.id === CURRENT_TIME_ID && !m.method) return completeTurn();
-  if (m.id === undefined || !m.method) return;
+  if (!m.method) {
+    if (m.id !== undefined) script?.response?.(m.id);
+    return;
+  }
+  if (m.id === undefined) return;
   if (script) {
     if (m.method === "thread/start") {
       const r = sample("server response to thread/start");

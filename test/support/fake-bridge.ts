@@ -43,7 +43,7 @@ export async function fakeBridge(mode: string, extraEnv: Record<string, string> 
   }
   return {
     b,
-    step: async () => (await b.domain.runtime.ensure()).request("thread/loaded/list", {}),
+    step: async () => (await b.runtimes.default.ensure()).request("thread/loaded/list", {}),
     sent: () =>
       readFileSync(log, "utf8")
         .split("\n")

@@ -14,6 +14,8 @@ export interface FakeApi {
 export interface Scenario {
   /** Return true when the scenario took care of (or deliberately ignored) this request. */
   request?(m: { id: number; method: string; params: Record<string, any> }): boolean;
+  /** The client answered one of the fake's requests. */
+  response?(id: unknown): void;
   steps: (() => void)[];
 }
 

@@ -1,4 +1,4 @@
-// Test support: behaves toward a stdio MCP server the way OpenAI's tunnel-client does (see TUNNEL-FACTS):
+// Test support: behaves toward a stdio MCP server the way OpenAI's tunnel-client does, as observed:
 // one child for the whole run, strictly one request in flight, ids forwarded unchanged, a deadline per request
 // after which the id is retired, and any server→client request or non-JSON stdout line is fatal for the run.
 // It deliberately does not enforce MCP's handshake: the real tunnel re-initializes, skips `initialized`,

@@ -16,14 +16,14 @@ afterAll(async () => {
 describe("codex_start with thread_id", () => {
   for (const threadId of ["019a0000-0000-7000-8000-000000000000", "not-a-thread"]) {
     it(`refuses ${threadId} with an error naming thread_id and Codex's reason, and records the failed attempt`, async () => {
-      const before = h.bridge.domain.repo.recentTasks(100).length;
+      const before = h.bridge.repo.recentTasks(100).length;
       const r = await h.call("codex_start", { project_id: "demo", prompt: "continue", thread_id: threadId });
       const text = resultText(r);
       expect(r.isError, text).toBe(true);
       expect(text).toContain(`thread_id: Codex could not resume thread "${threadId}"`);
       expect(text).toMatch(/thread\/resume failed: .+/);
       expect(text).toMatch(/codex_threads/);
-      const tasks = h.bridge.domain.repo.recentTasks(100);
+      const tasks = h.bridge.repo.recentTasks(100);
       expect(tasks).toHaveLength(before + 1);
       const recorded = tasks[0]!;
       expect(text).toContain(recorded.id);

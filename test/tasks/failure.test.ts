@@ -65,4 +65,10 @@ describe("startFailure", () => {
     expect(startFailure(new ConnectionClosedError("initialize", "exited with code 1")).code).toBe("app_server_crashed");
     expect(startFailure(new RpcError("thread/start", { code: -32600, message: "Invalid request" })).code).toBe("invalid_request");
   });
+
+  it("a thread held by another app-server process (the person's shared one) points to runtime = \"shared\"", () => {
+    const f = startFailure(new RpcError("thread/resume", { code: -32600, message: "thread 01a2 already has an active writer" }));
+    expect(f.code).toBe("invalid_request");
+    expect(f.sentence).toMatch(/another Codex app-server on this home.*runtime = "shared"/);
+  });
 });

@@ -10,7 +10,7 @@ let h: Harness;
 let methods: string[];
 beforeAll(async () => {
   h = await startHarness(await getPlatform(), { mockProvider: true, approvalPolicy: "never" });
-  const c = await h.bridge.domain.runtime.ensure();
+  const c = await h.bridge.runtimes.default.ensure();
   methods = [];
   const request = c.request.bind(c);
   c.request = ((method: string, params?: unknown, opts?: { timeoutMs?: number }) => {

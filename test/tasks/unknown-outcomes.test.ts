@@ -16,8 +16,8 @@ async function bridgeOn(mode: string, extraEnv: Record<string, string> = {}): Pr
   return fake;
 }
 
-const kinds = (b: Bridge, taskId: string) => b.domain.repo.events(taskId, 0, 1000).map((e) => e.kind);
-const lastOf = (b: Bridge, taskId: string, kind: string) => b.domain.repo.events(taskId, 0, 1000, [kind]).at(-1)?.data;
+const kinds = (b: Bridge, taskId: string) => b.repo.events(taskId, 0, 1000).map((e) => e.kind);
+const lastOf = (b: Bridge, taskId: string, kind: string) => b.repo.events(taskId, 0, 1000, [kind]).at(-1)?.data;
 
 describe("UNKNOWN recovery on the fake app-server", () => {
   it("a late answer with the same id naming a well-formed turn settles it; the turn then runs to its end", async () => {
@@ -27,12 +27,12 @@ describe("UNKNOWN recovery on the fake app-server", () => {
     expect(t.unknown).toMatchObject({ method: "turn/start", thread_id: t.thread_id, turn_id: null });
     expect(typeof t.unknown!.rpc_id).toBe("number");
     await step();
-    const running = b.domain.repo.task(t.id)!;
+    const running = b.repo.task(t.id)!;
     expect(running.state).toBe("running");
     expect(running.unknown).toBeNull();
     expect(lastOf(b, t.id, "unknown_resolved")).toMatchObject({ method: "turn/start", by: "Codex's late answer", outcome: "accepted", status: "inProgress" });
     await step();
-    expect(b.domain.repo.task(t.id)!).toMatchObject({ state: "completed", turn_id: running.turn_id });
+    expect(b.repo.task(t.id)!).toMatchObject({ state: "completed", turn_id: running.turn_id });
     expect(sent()).toEqual(["thread/start", "turn/start"]);
   });
 
@@ -43,11 +43,11 @@ describe("UNKNOWN recovery on the fake app-server", () => {
     const t = await b.service.start({ project_id: "demo", prompt: "second" });
     expect(t.state).toBe("unknown");
     await step();
-    const after = b.domain.repo.task(t.id)!;
+    const after = b.repo.task(t.id)!;
     expect(after.state).toBe("unknown");
     expect(after.unknown?.turn_id).toBeNull();
     expect(JSON.stringify(lastOf(b, t.id, "notice"))).toMatch(new RegExp(`belongs to ${a.id}`));
-    expect(b.domain.repo.task(a.id)!.state).toBe("running");
+    expect(b.repo.task(a.id)!.state).toBe("running");
     expect(sent()).toEqual(["thread/start", "turn/start", "thread/start", "turn/start"]);
   });
 
@@ -55,17 +55,17 @@ describe("UNKNOWN recovery on the fake app-server", () => {
     const { b, step, sent } = await bridgeOn("bind-then-terminal");
     const t = await b.service.start({ project_id: "demo", prompt: "go" });
     await step(); // late answer in an unsupported status: ties the request to its turn only
-    const bound = b.domain.repo.task(t.id)!;
+    const bound = b.repo.task(t.id)!;
     expect(bound.state).toBe("unknown");
     expect(bound.unknown?.turn_id).toMatch(/^01a2/);
     await step(); // an idle with no terminal
-    expect(b.domain.repo.task(t.id)!.state).toBe("unknown");
+    expect(b.repo.task(t.id)!.state).toBe("unknown");
     await step(); // the same turn id on another thread, another turn on this thread
-    expect(b.domain.repo.task(t.id)!.state).toBe("unknown");
+    expect(b.repo.task(t.id)!.state).toBe("unknown");
     await step(); // the exact terminal, but the thread's latest status is active
-    expect(b.domain.repo.task(t.id)!.state).toBe("unknown");
+    expect(b.repo.task(t.id)!.state).toBe("unknown");
     await step(); // then idle
-    expect(b.domain.repo.task(t.id)!).toMatchObject({ state: "completed", turn_id: bound.unknown!.turn_id, unknown: null });
+    expect(b.repo.task(t.id)!).toMatchObject({ state: "completed", turn_id: bound.unknown!.turn_id, unknown: null });
     expect(lastOf(b, t.id, "unknown_resolved")).toMatchObject({ by: "turn/completed plus idle", outcome: "accepted", status: "completed" });
     expect(sent()).toEqual(["thread/start", "turn/start"]);
   });
@@ -75,12 +75,12 @@ describe("UNKNOWN recovery on the fake app-server", () => {
     const t = await b.service.start({ project_id: "demo", prompt: "go" });
     const early = b.service.status(t.id); // its thread/read is held by the fake
     await step(); // the first request is settled by its late answer and its turn ends
-    expect(b.domain.repo.task(t.id)!.state).toBe("completed");
+    expect(b.repo.task(t.id)!.state).toBe("completed");
     await expect(b.service.send({ task_id: t.id, message: "again" })).resolves.toMatchObject({ action: "new_turn" });
-    expect(b.domain.repo.task(t.id)!.state).toBe("unknown");
+    expect(b.repo.task(t.id)!.state).toBe("unknown");
     await step(); // the held read returns: idle, with a new ended turn the second request would match
     await early;
-    expect(b.domain.repo.task(t.id)!.state).toBe("unknown");
+    expect(b.repo.task(t.id)!.state).toBe("unknown");
     const fresh = await b.service.status(t.id);
     expect(fresh.task.state).toBe("completed");
     expect(fresh.unknown).toBeUndefined();
@@ -93,7 +93,7 @@ describe("UNKNOWN recovery on the fake app-server", () => {
     const t = await b.service.start({ project_id: "demo", prompt: "go" });
     await new Promise((r) => setTimeout(r, 400));
     await step(); // a valid late answer, after expiry
-    expect(b.domain.repo.task(t.id)!.state).toBe("unknown");
+    expect(b.repo.task(t.id)!.state).toBe("unknown");
     expect(JSON.stringify(lastOf(b, t.id, "notice"))).toMatch(/after its correlation expired/);
     const status = await b.service.status(t.id);
     expect(status.unknown?.checked).toMatch(/expired/);

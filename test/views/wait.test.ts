@@ -15,6 +15,7 @@ import { CodexRuntime } from "../../src/runtime/app-server.ts";
 import { DEFAULT_PROFILE } from "../../src/config/settings.ts";
 import { waitForTasks, type WaitAnswer, type WaitContext, type WaitInput } from "../../src/views/wait.ts";
 import { WaitGuard } from "../../src/views/wait-guard.ts";
+import { viewReads, type ViewReads } from "../../src/views/reads.ts";
 import { ROUTINE_BATCH } from "../../src/views/wait-delta.ts";
 import { renderWait, waitStructured } from "../../src/mcp/tools/render.ts";
 
@@ -24,7 +25,7 @@ type S = Record<string, any>;
 let platform: Platform;
 let store: OpenedStore;
 let repo: Repo;
-let domain: TaskDomain;
+let reads: ViewReads;
 let guard: WaitGuard;
 
 beforeEach(async () => {
@@ -33,13 +34,14 @@ beforeEach(async () => {
   repo = new Repo(store.db, redactor);
   // Never started: these tests fill the store the way the intake would.
   const runtime = new CodexRuntime({ platform, codexBin: null, env: {}, version: "test" }, { notification() {}, request() {}, exit() {} });
-  domain = new TaskDomain(repo, new RuntimePool({ profiles: {}, env: {}, userHome: "/home/nobody", make: () => runtime }), {
+  const settings = {
     projects: { p: { id: "p", cwd: ROOT } },
     profiles: { default: { ...DEFAULT_PROFILE } },
     relay: { enabled: true, max_result_bytes: 1024 },
     ackTimeoutMs: 1000,
     maxWaitSeconds: 300,
-  });
+  };
+  reads = viewReads(new TaskDomain(repo, new RuntimePool({ profiles: {}, env: {}, userHome: "/home/nobody", make: () => runtime }), settings), repo, settings);
   guard = new WaitGuard();
 });
 afterEach(() => store.close());
@@ -67,7 +69,7 @@ function commandRunning(id: string, item: string, command: string): void {
 }
 
 const ctx = (extra: Partial<WaitContext> = {}): WaitContext => ({ connectionKey: "c1", ...extra });
-const wait = (input: WaitInput, c: WaitContext = ctx()) => waitForTasks(domain, guard, { timeout_seconds: 0, ...input }, c);
+const wait = (input: WaitInput, c: WaitContext = ctx()) => waitForTasks(reads, guard, { timeout_seconds: 0, ...input }, c);
 const one = (a: WaitAnswer): S => waitStructured(a);
 /** What a supervisor reads: the text and the structured content, as the economy benchmark counts them. */
 const size = (a: WaitAnswer) => renderWait(a).length + JSON.stringify(waitStructured(a)).length;
@@ -125,7 +127,7 @@ describe("a wait with no news", () => {
     const id = task();
     commandRunning(id, "c1", "sleep 600");
     const seen: [number, string][] = [];
-    const a = await waitForTasks(domain, guard, { task_id: id, timeout_seconds: 30 }, ctx({ hold: { defaultSeconds: 1, maxSeconds: 1 }, onProgress: (_e, total, line) => seen.push([total, line]) }));
+    const a = await waitForTasks(reads, guard, { task_id: id, timeout_seconds: 30 }, ctx({ hold: { defaultSeconds: 1, maxSeconds: 1 }, onProgress: (_e, total, line) => seen.push([total, line]) }));
     expect(one(a)).toEqual({ state: "running", ran_s: expect.any(Number), command: "sleep 600", note: expect.stringMatching(/^timeout_seconds 30 is above this bridge's 1 s limit/) });
     expect(seen.length).toBeGreaterThan(0);
     for (const [total, line] of seen) {
@@ -332,7 +334,7 @@ describe("app-server generations", () => {
 
 describe("the wait limit (max_wait_seconds, 55 s unless the config raises it)", () => {
   it("a timeout_seconds above the limit is shortened to it and said once in the text and once in the structured answer", async () => {
-    (domain.settings as { maxWaitSeconds: number }).maxWaitSeconds = 55;
+    (reads as { maxWaitSeconds: number }).maxWaitSeconds = 55;
     const id = task("completed");
     const a = await wait({ task_id: id, timeout_seconds: 120 });
     expect(renderWait(a).match(/limit/g)).toHaveLength(1);
@@ -346,7 +348,7 @@ describe("the wait limit (max_wait_seconds, 55 s unless the config raises it)", 
   });
 
   it("a running task with no news is held for the limit, not for the larger time asked", async () => {
-    (domain.settings as { maxWaitSeconds: number }).maxWaitSeconds = 1;
+    (reads as { maxWaitSeconds: number }).maxWaitSeconds = 1;
     const id = task("running");
     const a = await wait({ task_id: id, timeout_seconds: 300 });
     expect(one(a).state).toBe("running");

@@ -72,7 +72,7 @@ export function checkKeyFile(given: string, os: ServiceOs): string {
 /** What the bridge reads from its environment and cannot find on its own under a service manager. */
 export function bridgeEnvFor(platform: Platform, env: Record<string, string | undefined>, configBin: string | undefined): Record<string, string> {
   const out: Record<string, string> = {};
-  const codex = resolveCodex(platform, env, configBin);
+  const codex = resolveCodex(env, configBin);
   if (codex.bin) out.CODEX_BIN = codex.bin;
   for (const [name, legacy] of [["CODEX_BRIDGE_CONFIG", "CODEX_SUPERVISOR_CONFIG"], ["CODEX_BRIDGE_STATE", "CODEX_SUPERVISOR_STATE"]] as const) {
     const v = env[name] || env[legacy];

@@ -1,5 +1,6 @@
 // Item and diagnostic notifications of the app-server protocol (verified on 0.171.0), with the shapes the bridge parses.
 import { z } from "zod";
+import { CodexErrorShape } from "./error-shape.ts";
 import { copyUnknownKeys, isPlainObject, type PlainObject } from "./plain-object.ts";
 import { zodPaths, type SurfaceEntry, type SurfaceValues } from "./reliance.ts";
 
@@ -49,7 +50,7 @@ export function parseDeltaEnvelope(v: unknown): ParseResult<typeof DeltaEnvelope
 }
 
 export const ErrorEnvelope = z.object({
-  error: z.object({ message: z.string().optional(), codexErrorInfo: z.unknown().optional(), additionalDetails: z.string().nullable().optional() }).passthrough(),
+  error: CodexErrorShape,
   willRetry: z.boolean().optional(),
 });
 export const WarningEnvelope = z.object({ message: z.string() }).passthrough();

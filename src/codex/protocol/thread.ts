@@ -1,6 +1,6 @@
 // Thread methods of the app-server protocol (verified on 0.171.0): names, params and the result fields the bridge reads.
 import { z } from "zod";
-import type { RequestOptions, Requester } from "./requester.ts";
+import { sender, type RequestOptions, type Requester } from "./requester.ts";
 import { keysOf, zodPaths, type SurfaceEntry } from "./reliance.ts";
 
 export const THREAD_START = "thread/start";
@@ -47,8 +47,6 @@ export interface Page<T> {
   nextCursor?: string | null;
 }
 
-export const threadStart = (c: Requester, p: ThreadStartParams, o?: RequestOptions) => c.request<ThreadStartResult>(THREAD_START, p, o);
-export const threadResume = (c: Requester, p: ThreadResumeParams, o?: RequestOptions) => c.request<unknown>(THREAD_RESUME, p, o);
 /** thread/list filters are Codex's own: `searchTerm` matches the title, `cwd` the session cwd exactly. */
 export interface ThreadListParams {
   limit: number;
@@ -77,13 +75,31 @@ export interface ThreadReadResult {
   thread: Record<string, unknown> & { id?: unknown; status?: unknown; turns?: unknown };
 }
 
-export const threadList = (c: Requester, p: ThreadListParams) => c.request<Page<Record<string, unknown>>>(THREAD_LIST, p);
-export const threadRead = (c: Requester, p: ThreadReadParams, o?: RequestOptions) => c.request<ThreadReadResult>(THREAD_READ, p, o);
-export const threadTurnsList = (c: Requester, p: ThreadTurnsListParams) => c.request<Page<Record<string, unknown>>>(THREAD_TURNS_LIST, p);
-export const backgroundTerminalsList = (c: Requester, p: Pick<TerminalParams, "threadId">, o?: RequestOptions) =>
-  c.request<Page<{ processId?: string }>>(THREAD_TERMINALS_LIST, p, o);
-export const backgroundTerminalTerminate = (c: Requester, p: TerminalParams, o?: RequestOptions) =>
-  c.request<{ terminated?: boolean }>(THREAD_TERMINALS_TERMINATE, p, o);
+/** thread/resume answers with the resumed thread. */
+export interface ThreadResumeResult {
+  thread: Record<string, unknown> & { id: string };
+}
+
+/** Every thread request the bridge sends, with its params and its result. */
+export interface ThreadRequests {
+  [THREAD_START]: { params: ThreadStartParams; result: ThreadStartResult };
+  [THREAD_RESUME]: { params: ThreadResumeParams; result: ThreadResumeResult };
+  [THREAD_LIST]: { params: ThreadListParams; result: Page<Record<string, unknown>> };
+  [THREAD_READ]: { params: ThreadReadParams; result: ThreadReadResult };
+  [THREAD_TURNS_LIST]: { params: ThreadTurnsListParams; result: Page<Record<string, unknown>> };
+  [THREAD_TERMINALS_LIST]: { params: Pick<TerminalParams, "threadId">; result: Page<{ processId?: string }> };
+  [THREAD_TERMINALS_TERMINATE]: { params: TerminalParams; result: { terminated?: boolean } };
+}
+
+const send = sender<ThreadRequests>();
+
+export const threadStart = (c: Requester, p: ThreadStartParams, o?: RequestOptions) => send(c, THREAD_START, p, o);
+export const threadResume = (c: Requester, p: ThreadResumeParams, o?: RequestOptions) => send(c, THREAD_RESUME, p, o);
+export const threadList = (c: Requester, p: ThreadListParams) => send(c, THREAD_LIST, p);
+export const threadRead = (c: Requester, p: ThreadReadParams, o?: RequestOptions) => send(c, THREAD_READ, p, o);
+export const threadTurnsList = (c: Requester, p: ThreadTurnsListParams) => send(c, THREAD_TURNS_LIST, p);
+export const backgroundTerminalsList = (c: Requester, p: Pick<TerminalParams, "threadId">, o?: RequestOptions) => send(c, THREAD_TERMINALS_LIST, p, o);
+export const backgroundTerminalTerminate = (c: Requester, p: TerminalParams, o?: RequestOptions) => send(c, THREAD_TERMINALS_TERMINATE, p, o);
 
 export const threadLoadedList = (c: Requester, o?: RequestOptions) => c.request<{ data?: string[] }>(THREAD_LOADED_LIST, {}, o);
 

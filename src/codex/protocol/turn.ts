@@ -1,6 +1,7 @@
 // Turn methods and turn notifications of the app-server protocol (verified on 0.171.0), with the shapes the bridge parses.
 import { z } from "zod";
-import type { RequestOptions, Requester } from "./requester.ts";
+import { CodexErrorShape } from "./error-shape.ts";
+import { sender, type RequestOptions, type Requester } from "./requester.ts";
 import { keysOf, zodPaths, type SurfaceEntry, type SurfaceValues } from "./reliance.ts";
 
 export const TURN_START = "turn/start";
@@ -35,9 +36,18 @@ export interface TurnInterruptParams {
   turnId: string;
 }
 
-export const turnStart = (c: Requester, p: TurnStartParams, o?: RequestOptions) => c.request<{ turn: { id: string } }>(TURN_START, p, o);
-export const turnSteer = (c: Requester, p: TurnSteerParams, o?: RequestOptions) => c.request<unknown>(TURN_STEER, p, o);
-export const turnInterrupt = (c: Requester, p: TurnInterruptParams, o?: RequestOptions) => c.request<unknown>(TURN_INTERRUPT, p, o);
+/** Every turn request the bridge sends, with its params and its result (turn/interrupt answers with `{}`). */
+export interface TurnRequests {
+  [TURN_START]: { params: TurnStartParams; result: { turn: { id: string } } };
+  [TURN_STEER]: { params: TurnSteerParams; result: { turnId: string } };
+  [TURN_INTERRUPT]: { params: TurnInterruptParams; result: Record<string, never> };
+}
+
+const send = sender<TurnRequests>();
+
+export const turnStart = (c: Requester, p: TurnStartParams, o?: RequestOptions) => send(c, TURN_START, p, o);
+export const turnSteer = (c: Requester, p: TurnSteerParams, o?: RequestOptions) => send(c, TURN_STEER, p, o);
+export const turnInterrupt = (c: Requester, p: TurnInterruptParams, o?: RequestOptions) => send(c, TURN_INTERRUPT, p, o);
 
 /**
  * The codexErrorInfo variants the bridge tells apart (the failure classifier maps each one): the plain ones, and the
@@ -66,7 +76,6 @@ export const CODEX_ERROR_VARIANTS = [
 export const CODEX_ERROR_HTTP_VARIANTS = ["httpConnectionFailed", "responseStreamConnectionFailed", "responseStreamDisconnected", "responseTooManyFailedAttempts"] as const;
 
 const Obj = z.record(z.string(), z.unknown());
-const TurnError = z.object({ message: z.string().optional(), codexErrorInfo: z.unknown().optional(), additionalDetails: z.string().nullable().optional() }).passthrough();
 
 /** turn/started and turn/completed params. */
 export const TurnEnvelope = z.object({
@@ -74,7 +83,7 @@ export const TurnEnvelope = z.object({
     .object({
       id: z.string(),
       status: z.string().optional(),
-      error: TurnError.nullable().optional(),
+      error: CodexErrorShape.nullable().optional(),
       items: z.array(Obj).optional(),
     })
     .passthrough(),

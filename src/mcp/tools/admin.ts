@@ -1,9 +1,9 @@
 // The bridge-wide tools (health, models, threads, checkpoint, runtime): parse, one service call, render.
 import type { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
 import { z } from "zod";
-import type { BridgeService, HealthReport } from "../../service/bridge.ts";
+import type { BridgeService } from "../../service/bridge.ts";
+import { checkpointText, modelsText, renderHealth, runtimeText, threadsText, threadText } from "./render.ts";
 import { MUTATING, ok, READ_ONLY, wrap } from "./result.ts";
-import { failureText } from "../../views/evidence.ts";
 import { TASK_ID, idString, inputOf, listed, outputOf } from "./listing.ts";
 
 // Bounded by the domain, which names its limits per field and per record (the transport bounds the line).
@@ -35,9 +35,8 @@ export function registerAdminTools(server: McpServer, service: BridgeService): v
       annotations: READ_ONLY,
     },
     wrap(async (args) => {
-      const { models, next_cursor } = await service.models(args);
-      const text = models.map((m) => `${m.model}${m.default ? " (default)" : ""}: ${m.efforts.join("/")}`).join("\n") + (next_cursor ? `\nnext_cursor ${next_cursor}` : "");
-      return ok(text || "no models", { models, next_cursor });
+      const page = await service.models(args);
+      return ok(modelsText(page), { models: page.models, next_cursor: page.next_cursor });
     }),
   ));
 
@@ -59,13 +58,8 @@ export function registerAdminTools(server: McpServer, service: BridgeService): v
     },
     wrap(async (args) => {
       const r = await service.threads(args);
-      const more = r.next_cursor ? `\nnext_cursor ${r.next_cursor}` : "";
-      if (r.action === "list") {
-        const text = r.threads.map((t) => `${t.thread_id}${t.task_id ? ` (${t.task_id})` : ""} ${String(t.cwd ?? "")}: ${t.preview}`).join("\n");
-        return ok((text || "no threads") + more + (r.note ? `\n${r.note}` : ""), { threads: r.threads, next_cursor: r.next_cursor, ...(r.note ? { note: r.note } : {}) });
-      }
-      const turns = r.turns.map((t) => `${t.turn_id} ${String(t.status)}${t.error ? `: ${t.error}` : ""}`).join("\n");
-      return ok(`thread ${r.thread_id} ${r.status}\n${turns || "no turns"}${more}`, { thread_id: r.thread_id, status: r.status, turns: r.turns, next_cursor: r.next_cursor });
+      if (r.action === "list") return ok(threadsText(r), { threads: r.threads, next_cursor: r.next_cursor, ...(r.note ? { note: r.note } : {}) });
+      return ok(threadText(r), { thread_id: r.thread_id, status: r.status, turns: r.turns, next_cursor: r.next_cursor });
     }),
   ));
 
@@ -91,10 +85,7 @@ export function registerAdminTools(server: McpServer, service: BridgeService): v
     },
     wrap(async (args) => {
       const r = service.checkpoint(args);
-      const of = r.anchor.task_id ?? r.anchor.thread_id;
-      if (r.saved) return ok(`checkpoint of ${of} saved`, { ...r.anchor, checkpoint: r.checkpoint });
-      const text = Object.entries(r.checkpoint).map(([k, v]) => `${k}: ${String(v)}`).join("\n");
-      return ok(text || `no checkpoint of ${of} yet`, { ...r.anchor, checkpoint: r.checkpoint });
+      return ok(checkpointText(r), { ...r.anchor, checkpoint: r.checkpoint });
     }),
   ));
 
@@ -109,18 +100,7 @@ export function registerAdminTools(server: McpServer, service: BridgeService): v
     },
     wrap(async (args) => {
       const v = await service.runtime(args.action, args.force === true);
-      const silent = v.not_answering ? `\n${v.not_answering}` : "";
-      return ok(`app-server ${v.state} pid ${v.pid ?? "-"} · generation ${v.generation} · restarts ${v.restarts} · active ${v.active} · pending ${v.pending} · unknown ${v.unknown} · in flight ${v.in_flight}${silent}`, { ...v });
+      return ok(`${runtimeText(v)}${v.not_answering ? `\n${v.not_answering}` : ""}`, { ...v });
     }),
   ));
-}
-
-export function renderHealth(h: HealthReport): string {
-  const lines = [`${h.healthy ? "healthy" : "UNHEALTHY"} · codex-bridge ${h.bridge.version} (${h.bridge.fingerprint.slice(0, 12)}) pid ${h.bridge.pid} up ${h.bridge.uptime_s}s`];
-  for (const c of h.checks) lines.push(`${c.ok ? "ok " : "ERR"} ${c.name}: ${c.detail}`);
-  for (const p of h.profiles ?? []) lines.push(`profile ${p.id}: home ${p.codex_home}${p.isolated ? " (its own)" : ""} · login ${p.login} · ${p.models ?? "?"} live models`);
-  if (h.codex.relay_disabled) lines.push(`relay disabled: ${h.codex.relay_disabled}`);
-  const f = h.last_failure;
-  if (f) lines.push(`last failure: ${f.task_id} at ${f.at}: ${failureText(f)}`);
-  return lines.join("\n");
 }

@@ -2,18 +2,12 @@
 import { McpServer, ResourceTemplate } from "@modelcontextprotocol/sdk/server/mcp.js";
 import { ErrorCode, McpError, type CallToolResult, type ReadResourceResult } from "@modelcontextprotocol/sdk/types.js";
 import { z } from "zod";
-import type { FileEntry } from "../../artifacts/list.ts";
-import type { ArtifactRead, ReadOptions } from "../../artifacts/read.ts";
-import { LIST_MAX_LIMIT } from "../../artifacts/limits.ts";
+import { LIST_MAX_LIMIT, type ArtifactRead, type BridgeService, type FileEntry } from "../../service/bridge.ts";
 import { ARTIFACT_VIEWER_URI, MCP_APP_MIME } from "../apps/uris.ts";
-import type { BridgeService } from "../../service/bridge.ts";
 import { inputOf, listed, outputOf } from "./listing.ts";
 import { describeError, READ_ONLY, wrap } from "./result.ts";
 
 export const ARTIFACT_URI_SCHEME = "codex-artifact";
-
-// The readers (MIME tables, file-type sniffing, glob matching) and the viewer page load on first use, not at start-up.
-const readArtifact = async (root: string, rel: string, opts: ReadOptions) => (await import("../../artifacts/read.ts")).readArtifact(root, rel, opts);
 
 const projectId = z.string({ error: "project_id: required; pass one of the configured project ids" }).min(1, { error: "project_id: must not be empty" });
 const relPath = (what: string) => z.string({ error: `path: ${what}` }).max(4096, { error: "path: at most 4096 bytes" });
@@ -186,13 +180,11 @@ function parseArtifactUri(uri: URL, variables: Record<string, string | string[]>
   return { project, rel, range: { offset: num("offset") ?? 0, length: num("length") } };
 }
 
-/** Registers codex_files, codex_artifact, the codex-artifact:// template and the MCP Apps viewer. */
-/** What the artifact tools need of the service: the project lookup and the artifact limits. */
-export type ArtifactAccess = Pick<BridgeService, "project" | "artifactSettings">;
+/** What the artifact tools need of the service: a listing and a read. */
+export type ArtifactAccess = Pick<BridgeService, "files" | "artifact">;
 
+/** Registers codex_files, codex_artifact, the codex-artifact:// template and the MCP Apps viewer. */
 export function registerArtifactTools(server: McpServer, service: ArtifactAccess): void {
-  const deps = service.artifactSettings;
-  const sensitive = deps.sensitivePaths;
 
   listed(server.registerTool(
     "codex_files",
@@ -204,9 +196,7 @@ export function registerArtifactTools(server: McpServer, service: ArtifactAccess
       annotations: READ_ONLY,
     },
     wrap(async (args) => {
-      const root = service.project(args.project_id).cwd;
-      const { listFiles } = await import("../../artifacts/list.ts");
-      const r = listFiles(root, { path: args.path, recursive: args.recursive, query: args.query, offset: args.offset, limit: args.limit, sensitive });
+      const r = await service.files(args);
       const base = (args.path ?? "").replace(/\\/g, "/").replace(/^\.?\/+|\/+$/g, "");
       const from = (args.offset ?? 0) + (r.entries.length ? 1 : 0);
       const head = `${args.project_id}:${base || "."} ${from}-${(args.offset ?? 0) + r.entries.length} of ${r.total}${r.next_offset !== undefined ? ` (next_offset=${r.next_offset})` : ""}${r.truncated ? " [walk truncated: narrow path or query]" : ""}`;
@@ -229,15 +219,7 @@ export function registerArtifactTools(server: McpServer, service: ArtifactAccess
       _meta: { ui: { resourceUri: ARTIFACT_VIEWER_URI }, "ui/resourceUri": ARTIFACT_VIEWER_URI },
     },
     wrap(async (args) => {
-      const project = service.project(args.project_id);
-      const a = await readArtifact(project.cwd, args.path, {
-        sensitive,
-        allowHardLinks: project.allowHardLinks === true,
-        maxBytes: deps.maxArtifactBytes,
-        inlineBytes: deps.inlineArtifactBytes,
-        offset: args.offset,
-        length: args.length,
-      });
+      const a = await service.artifact(args);
       try {
         return artifactResult(args.project_id, a);
       } finally {
@@ -257,15 +239,7 @@ export function registerArtifactTools(server: McpServer, service: ArtifactAccess
       const { project, rel, range } = parseArtifactUri(uri, variables);
       let a: ArtifactRead;
       try {
-        const p = service.project(project);
-        a = await readArtifact(p.cwd, rel, {
-          sensitive,
-          allowHardLinks: p.allowHardLinks === true,
-          maxBytes: deps.maxArtifactBytes,
-          inlineBytes: deps.inlineArtifactBytes,
-          offset: range?.offset,
-          length: range?.length,
-        });
+        a = await service.artifact({ project_id: project, path: rel, offset: range?.offset, length: range?.length });
       } catch (e) {
         const text = describeError(e);
         if (text !== undefined) throw new McpError(ErrorCode.InvalidParams, text);

@@ -1,10 +1,24 @@
-// Plain-text renderings for a language model reader: each fact once, no JSON echo, nothing empty.
-import { failureText } from "../../views/evidence.ts";
-import { activityLine } from "../../views/activity.ts";
-import type { RequestView } from "../../views/request-view.ts";
-import type { WaitAnswer } from "../../views/wait.ts";
-import { commandLine, type CommandView, type TaskDelta } from "../../views/wait-delta.ts";
-import type { TaskRow, TaskStatus } from "../../service/bridge.ts";
+// Every plain-text rendering a tool result carries, for a language model reader: each fact once, no JSON echo, nothing
+// empty. The sentences the views also put into structured fields (a failure, a command, an activity) come from them.
+import {
+  activityLine,
+  commandLine,
+  failureText,
+  HOST_REPORT_NOTE,
+  type CheckpointAnswer,
+  type CommandView,
+  type GitChecks,
+  type HealthReport,
+  type ModelPage,
+  type RequestView,
+  type RuntimeStatus,
+  type TaskDelta,
+  type TaskResult,
+  type TaskRow,
+  type TaskStatus,
+  type ThreadsAnswer,
+  type WaitAnswer,
+} from "../../service/bridge.ts";
 
 export function requestLine(r: RequestView & { schema?: unknown; mcp_tool?: unknown }): string {
   const parts = [`${r.request_id} ${r.kind}`];
@@ -161,4 +175,141 @@ export function contextLine(ctx: Record<string, unknown>): string {
 /** An open UNKNOWN in codex_status: what would settle it, and why the check just run did not. */
 export function unknownText(u: NonNullable<TaskStatus["unknown"]>): string {
   return `UNKNOWN ${u.method} (request ${String(u.request)}${u.turn_id ? `, turn ${u.turn_id}` : ""}) is never resent; settles on: ${u.resolves_on.join("; ")}${u.checked ? `\nchecked now: ${u.checked}` : ""}`;
+}
+
+function more(n: number | undefined): string {
+  return n ? ` (+${n} more)` : "";
+}
+
+function renderGit(g: GitChecks): string {
+  if (g.error && !g.head && g.status_count === 0) return `Git: ${g.error}`;
+  const parts: string[] = [];
+  parts.push(g.head ? `HEAD ${g.head.slice(0, 12)}${g.branch ? ` on ${g.branch}` : " (detached)"}` : `no commits${g.branch ? ` on ${g.branch}` : ""}`);
+  if (g.status_count === 0) parts.push("working tree clean");
+  else parts.push(`${g.status_count} changed: ${g.status.join(", ")}${more(g.status_count - g.status.length)}`);
+  if (g.diff_stat) parts.push(g.diff_stat);
+  if (g.error) parts.push(`error: ${g.error}`);
+  return `Git: ${parts.join("; ")}`;
+}
+
+/** Plain text for a model reader: the final message first, then one line per evidence group. */
+export function renderResultText(r: TaskResult): string {
+  const lines: string[] = [];
+  if (r.final_message) lines.push(r.final_message, "");
+  lines.push(`Task ${r.task_id} ${r.state}${r.turn_status ? ` (last turn ${r.turn_status})` : ""}${r.final_message ? "" : "; no final message"}.`);
+  if (r.failure) lines.push(failureText(r.failure));
+  if (r.unknown) lines.push(`Outcome unknown: ${r.unknown.method} was not acknowledged (${r.unknown.detail}); it may have been accepted.`);
+  const e = r.evidence ?? {};
+  if (e.commands || e.commands_omitted) {
+    const list = (e.commands ?? []).map((c) => `\`${c.command}\` → ${c.exit_code !== undefined ? `exit ${c.exit_code}` : "no exit code"}${c.status === "completed" ? "" : ` (${c.status})`}`);
+    const total = (e.commands?.length ?? 0) + (e.commands_omitted ?? 0);
+    if (e.commands_exit_0 === undefined) lines.push(`Commands (${total}): ${list.join("; ")}${more(e.commands_omitted)}`);
+    else {
+      const rest = e.commands_omitted ? `${list.length ? `; +${e.commands_omitted} more` : ""}; codex_inspect kind=commands lists all` : "";
+      lines.push(`Commands (${total}, ${e.commands_exit_0} exit 0)${list.length ? `: ${list.join("; ")}` : ""}${rest}`);
+    }
+  }
+  if (e.file_changes) {
+    const list = e.file_changes.map((f) => `${f.path} (${f.kind}${f.status === "completed" ? "" : `, ${f.status}`})`);
+    lines.push(`File changes (${e.file_changes.length + (e.file_changes_omitted ?? 0)}): ${list.join(", ")}${more(e.file_changes_omitted)}`);
+  }
+  if (e.mcp_calls) {
+    const list = e.mcp_calls.map((m) => `${m.server}/${m.tool} ${m.status}${m.error ? `: ${m.error}` : ""}`);
+    lines.push(`MCP calls (${e.mcp_calls.length + (e.mcp_calls_omitted ?? 0)}): ${list.join("; ")}${more(e.mcp_calls_omitted)}`);
+  }
+  if (e.host_reports) {
+    const list = e.host_reports.items.map((h) => `${h.request_id} ${h.capability}: ${h.status ?? "nothing submitted"}, ${h.state}`);
+    lines.push(`Host reports (${HOST_REPORT_NOTE}): ${list.join("; ")}${more(e.host_reports.omitted)}`);
+  }
+  if (e.diff) lines.push(`Diff: ${e.diff.files} file(s), +${e.diff.insertions} -${e.diff.deletions} (codex_inspect kind=diff for the text)`);
+  if (e.git) lines.push(renderGit(e.git));
+  if (e.warnings) lines.push(`Warnings/errors: ${e.warnings} (codex_inspect kind=warnings)`);
+  return lines.join("\n");
+}
+
+export function renderHealth(h: HealthReport): string {
+  const lines = [`${h.healthy ? "healthy" : "UNHEALTHY"} · codex-bridge ${h.bridge.version} (${h.bridge.fingerprint.slice(0, 12)}) pid ${h.bridge.pid} up ${h.bridge.uptime_s}s`];
+  for (const c of h.checks) lines.push(`${c.ok ? "ok " : "ERR"} ${c.name}: ${c.detail}`);
+  for (const p of h.profiles ?? []) {
+    const server = p.server ? ` · shared app-server ${p.server.socket} pid ${p.server.pid ?? "?"} (${p.server.started_by === "bridge" ? "started by the bridge" : "already running"})` : p.runtime === "shared" ? " · shared app-server" : "";
+    lines.push(`profile ${p.id}: home ${p.codex_home}${p.isolated ? " (its own)" : ""}${server} · login ${p.login} · ${p.models ?? "?"} live models`);
+  }
+  if (h.codex.relay_disabled) lines.push(`relay disabled: ${h.codex.relay_disabled}`);
+  const f = h.last_failure;
+  if (f) lines.push(`last failure: ${f.task_id} at ${f.at}: ${failureText(f)}`);
+  return lines.join("\n");
+}
+
+export function modelsText({ models, next_cursor }: ModelPage): string {
+  const text = models.map((m) => `${m.model}${m.default ? " (default)" : ""}: ${m.efforts.join("/")}`).join("\n") + (next_cursor ? `\nnext_cursor ${next_cursor}` : "");
+  return text || "no models";
+}
+
+const moreThreads = (cursor: string | null | undefined) => (cursor ? `\nnext_cursor ${cursor}` : "");
+
+export function threadsText(r: ThreadsAnswer & { action: "list" }): string {
+  const text = r.threads.map((t) => `${t.thread_id}${t.task_id ? ` (${t.task_id})` : ""} ${String(t.cwd ?? "")}: ${t.preview}`).join("\n");
+  return (text || "no threads") + moreThreads(r.next_cursor) + (r.note ? `\n${r.note}` : "");
+}
+
+export function threadText(r: ThreadsAnswer & { action: "read" }): string {
+  const turns = r.turns.map((t) => `${t.turn_id} ${String(t.status)}${t.error ? `: ${t.error}` : ""}`).join("\n");
+  return `thread ${r.thread_id} ${r.status}\n${turns || "no turns"}${moreThreads(r.next_cursor)}`;
+}
+
+export function checkpointText(r: CheckpointAnswer): string {
+  const of = r.anchor.task_id ?? r.anchor.thread_id;
+  if (r.saved) return `checkpoint of ${of} saved`;
+  const text = Object.entries(r.checkpoint).map(([k, v]) => `${k}: ${String(v)}`).join("\n");
+  return text || `no checkpoint of ${of} yet`;
+}
+
+export function runtimeText(v: RuntimeStatus): string {
+  return `app-server ${v.state} pid ${v.pid ?? "-"} · generation ${v.generation} · restarts ${v.restarts} · active ${v.active} · pending ${v.pending} · unknown ${v.unknown} · in flight ${v.in_flight}`;
+}
+
+export function startedText(t: TaskRow): string {
+  const unknown = t.unknown ? ` · UNKNOWN: ${t.unknown.method}` : "";
+  const failed = t.failure ? `\n${failureText(t.failure)}` : "";
+  const noRelay = !t.relay && t.thread_id ? `\n${NO_RELAY_NOTE}` : "";
+  return `${t.id} ${t.state} · project ${t.project_id}${unknown}${failed}${noRelay}\nnext: ${t.failure ? "codex_status" : `codex_wait ${t.id}`}`;
+}
+
+export function statusText({ task, pending, context, unknown }: TaskStatus): string {
+  const lines = [taskLine(task)];
+  if (unknown) lines.push(unknownText(unknown));
+  for (const r of pending) lines.push(`pending ${requestLine(r)}`);
+  if (context) lines.push(`context: ${contextLine(context)}`);
+  return lines.join("\n");
+}
+
+export function recentText(tasks: TaskRow[]): string {
+  return tasks.length ? tasks.map(taskLine).join("\n") : "no tasks yet; start one with codex_start";
+}
+
+export function sentText(r: { action: string; task: TaskRow }): string {
+  return `${r.action}: ${taskLine(r.task)}\nnext: codex_wait`;
+}
+
+const repeatNote = (repeated: boolean) => (repeated ? " (identical repeat; nothing resent)" : "");
+
+export function answeredText(r: { interaction: { id: string; state: string }; repeated: boolean }, action: string): string {
+  return `${r.interaction.id} ${action}: ${r.interaction.state}${repeatNote(r.repeated)}\nnext: codex_wait`;
+}
+
+export function toolResultText(r: { interaction: { id: string; state: string }; repeated: boolean; bytes: number }, status: string): string {
+  return `${r.interaction.id} ${status}: ${r.interaction.state} (${r.bytes} bytes)${repeatNote(r.repeated)}\nnext: codex_wait`;
+}
+
+export function notReadyText(t: TaskRow, hint: string): string {
+  return `${t.id} is ${t.state}: no result yet (${hint})${t.failure ? `\n${failureText(t.failure)}` : ""}`;
+}
+
+export function inspectText(kind: string, taskId: string, page: { items: unknown[]; next_offset?: number }): string {
+  const text = page.items.map((i) => (typeof i === "string" ? i : JSON.stringify(i))).join("\n");
+  return `${kind} ${taskId}${page.next_offset !== undefined ? ` · next_offset ${page.next_offset}` : ""}\n${text}`;
+}
+
+export function cancelledText(r: { task: TaskRow; note: string; terminated?: number }): string {
+  return `${taskLine(r.task)}\n${r.note}${r.terminated ? `; stopped ${r.terminated} background command(s)` : ""}`;
 }

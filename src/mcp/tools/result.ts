@@ -1,6 +1,6 @@
 // The one tool-result helper: success and error results, the annotation sets, and the error wrapper every tool uses.
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
-import { ArtifactPathError, ArtifactRangeError, ArtifactTooLargeError } from "../../artifacts/errors.ts";
+import { ArtifactPathError, ArtifactRangeError, ArtifactTooLargeError } from "../../service/bridge.ts";
 import { BridgeError } from "../../bridge-error.ts";
 
 export const READ_ONLY = { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false } as const;

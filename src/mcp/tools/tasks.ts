@@ -2,10 +2,24 @@
 import type { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
 import type { WaitHold } from "../server-identity.ts";
 import { z } from "zod";
-import { MAX_WAIT_TASKS, PROMPT_MAX_CHARS, type BridgeService } from "../../service/bridge.ts";
-import { failureText, renderResultText } from "../../views/evidence.ts";
-import { INSPECT_KINDS } from "../../views/inspect.ts";
-import { alertLines, contextLine, NO_RELAY_NOTE, renderWait, requestLine, taskLine, taskView, unknownText, waitStructured } from "./render.ts";
+import { INSPECT_KINDS, MAX_WAIT_TASKS, PROMPT_MAX_CHARS, type BridgeService } from "../../service/bridge.ts";
+import {
+  alertLines,
+  answeredText,
+  cancelledText,
+  inspectText,
+  NO_RELAY_NOTE,
+  notReadyText,
+  recentText,
+  renderResultText,
+  renderWait,
+  sentText,
+  startedText,
+  statusText,
+  taskView,
+  toolResultText,
+  waitStructured,
+} from "./render.ts";
 import { deliveryHooksFor, isAttached } from "../delivery.ts";
 import { MUTATING, ok, READ_ONLY, type ToolExtra, wrap } from "./result.ts";
 import { REQUEST_ID, TASK_ID, anyObject, countFromZero, idString, inputOf, listed, outputOf } from "./listing.ts";
@@ -45,7 +59,7 @@ export function registerTaskTools(server: McpServer, service: BridgeService, hol
     },
     wrap(async (args, extra) => {
       const t = await service.start(args, connectionKey(extra));
-      return ok(`${t.id} ${t.state} · project ${t.project_id}${t.unknown ? ` · UNKNOWN: ${t.unknown.method}` : ""}${t.failure ? `\n${failureText(t.failure)}` : ""}${!t.relay && t.thread_id ? `\n${NO_RELAY_NOTE}` : ""}\nnext: ${t.failure ? "codex_status" : `codex_wait ${t.id}`}`, taskView(t));
+      return ok(startedText(t), taskView(t));
     }),
   )));
 
@@ -100,15 +114,10 @@ export function registerTaskTools(server: McpServer, service: BridgeService, hol
       if (args.task_id) {
         const { task: t, pending, context, unknown, alerts } = await service.status(args.task_id);
         const view = { ...taskView(t), ...(pending.length ? { pending } : {}), ...(context ? { context } : {}), ...(unknown ? { unknown } : {}), ...(alerts ? { alerts } : {}) };
-        const lines = [taskLine(t), ...alertLines(alerts)];
-        if (unknown) lines.push(unknownText(unknown));
-        for (const r of pending) lines.push(`pending ${requestLine(r)}`);
-        if (context) lines.push(`context: ${contextLine(context)}`);
-        return ok(lines.join("\n"), view);
+        return ok([statusText({ task: t, pending, context, unknown }), ...alertLines(alerts)].join("\n"), view);
       }
       const tasks = service.recent();
-      const text = tasks.length ? tasks.map(taskLine).join("\n") : "no tasks yet; start one with codex_start";
-      return ok(text, { tasks: tasks.map(taskView) });
+      return ok(recentText(tasks), { tasks: tasks.map(taskView) });
     }),
   )));
 
@@ -129,7 +138,7 @@ export function registerTaskTools(server: McpServer, service: BridgeService, hol
     },
     wrap(async (args) => {
       const r = await service.send(args);
-      return ok(`${r.action}: ${taskLine(r.task)}\nnext: codex_wait`, { ...taskView(r.task), action: r.action });
+      return ok(sentText(r), { ...taskView(r.task), action: r.action });
     }),
   ));
 
@@ -150,8 +159,7 @@ export function registerTaskTools(server: McpServer, service: BridgeService, hol
     },
     wrap(async (args) => {
       const r = await service.respond(args);
-      const text = `${r.interaction.id} ${args.action}: ${r.interaction.state}${r.repeated ? " (identical repeat; nothing resent)" : ""}\nnext: codex_wait`;
-      return ok(text, { request_id: r.interaction.id, state: r.interaction.state, ...(r.repeated ? { repeated: true } : {}) });
+      return ok(answeredText(r, args.action), { request_id: r.interaction.id, state: r.interaction.state, ...(r.repeated ? { repeated: true } : {}) });
     }),
   ));
 
@@ -174,8 +182,7 @@ export function registerTaskTools(server: McpServer, service: BridgeService, hol
     },
     wrap(async (args) => {
       const r = await service.submitToolResult(args);
-      const text = `${r.interaction.id} ${args.status}: ${r.interaction.state} (${r.bytes} bytes)${r.repeated ? " (identical repeat; nothing resent)" : ""}\nnext: codex_wait`;
-      return ok(text, { request_id: r.interaction.id, state: r.interaction.state, ...(r.repeated ? { repeated: true } : {}) });
+      return ok(toolResultText(r, args.status), { request_id: r.interaction.id, state: r.interaction.state, ...(r.repeated ? { repeated: true } : {}) });
     }),
   ));
 
@@ -193,12 +200,11 @@ export function registerTaskTools(server: McpServer, service: BridgeService, hol
       const answer = await service.result(args.task_id);
       const t = answer.task;
       if (!answer.ready) {
-        const failed = t.failure ? { text: `\n${failureText(t.failure)}`, view: { failure: t.failure } } : { text: "", view: {} };
-        return ok(`${t.id} is ${t.state}: no result yet (${answer.hint})${failed.text}`, { task_id: t.id, state: t.state, ...failed.view });
+        return ok(notReadyText(t, answer.hint), { task_id: t.id, state: t.state, ...(t.failure ? { failure: t.failure } : {}) });
       }
       const result = answer.result;
-      const noRelay = !t.relay && t.thread_id ? { text: `\n${NO_RELAY_NOTE}`, view: { relay: false } } : { text: "", view: {} };
-      return ok(renderResultText(result) + noRelay.text, { ...(result as unknown as Record<string, unknown>), ...noRelay.view });
+      const noRelay = !t.relay && t.thread_id;
+      return ok(renderResultText(result) + (noRelay ? `\n${NO_RELAY_NOTE}` : ""), { ...(result as unknown as Record<string, unknown>), ...(noRelay ? { relay: false } : {}) });
     }),
   )));
 
@@ -220,8 +226,7 @@ export function registerTaskTools(server: McpServer, service: BridgeService, hol
     },
     wrap(async (args) => {
       const page = service.inspect(args);
-      const text = page.items.map((i) => (typeof i === "string" ? i : JSON.stringify(i))).join("\n");
-      return ok(`${args.kind} ${args.task_id}${page.next_offset !== undefined ? ` · next_offset ${page.next_offset}` : ""}\n${text}`, page as unknown as Record<string, unknown>);
+      return ok(inspectText(args.kind, args.task_id, page), page as unknown as Record<string, unknown>);
     }),
   ));
 
@@ -236,7 +241,7 @@ export function registerTaskTools(server: McpServer, service: BridgeService, hol
     },
     wrap(async (args) => {
       const r = await service.cancel(args);
-      return ok(`${taskLine(r.task)}\n${r.note}${r.terminated ? `; stopped ${r.terminated} background command(s)` : ""}`, { ...taskView(r.task), terminated: r.terminated });
+      return ok(cancelledText(r), { ...taskView(r.task), terminated: r.terminated });
     }),
   ));
 }

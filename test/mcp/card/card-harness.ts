@@ -177,7 +177,7 @@ export async function runScenario(h: Harness, taskId: string, page: CardPage, sh
     expect(posing.isError).toBe(true);
     expect(resultText(posing)).toMatch(/card_key.*Nothing was answered/);
   }
-  expect(h.bridge.domain.repo.interaction(ask.request)!.state).toBe("pending");
+  expect(h.bridge.repo.interaction(ask.request)!.state).toBe("pending");
   expect(fs.existsSync(path.join(h.projectDir, "approved.txt"))).toBe(false);
   await shot("approval");
 
@@ -188,7 +188,7 @@ export async function runScenario(h: Harness, taskId: string, page: CardPage, sh
   expect(done.commands.at(-1)).toMatchObject({ command: APPROVAL_COMMAND, exit: "exit 0" });
   expect(done.asks).toEqual([]);
   expect(done.answered.join("\n")).toMatch(new RegExp(`${ask.request} command ${APPROVAL_COMMAND.replace(/[.*+?^${}()|[\]\\]/g, "\\$&")} → accept by the person on the task card`));
-  expect(h.bridge.domain.repo.interaction(ask.request)!.answered_by).toBe("person on the task card");
+  expect(h.bridge.repo.interaction(ask.request)!.answered_by).toBe("person on the task card");
   expect(done.finalHtml).toContain("<h4>Done</h4>");
   expect(done.finalHtml).toContain("<strong>one note</strong>");
   expect(done.finalHtml).toContain('<a data-file="notes/hello.txt">notes/hello.txt</a>');
