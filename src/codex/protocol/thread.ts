@@ -89,6 +89,7 @@ export interface ThreadRequests {
   [THREAD_TURNS_LIST]: { params: ThreadTurnsListParams; result: Page<Record<string, unknown>> };
   [THREAD_TERMINALS_LIST]: { params: Pick<TerminalParams, "threadId">; result: Page<{ processId?: string }> };
   [THREAD_TERMINALS_TERMINATE]: { params: TerminalParams; result: { terminated?: boolean } };
+  [THREAD_LOADED_LIST]: { params: Record<string, never>; result: { data?: string[] } };
 }
 
 const send = sender<ThreadRequests>();
@@ -101,7 +102,7 @@ export const threadTurnsList = (c: Requester, p: ThreadTurnsListParams) => send(
 export const backgroundTerminalsList = (c: Requester, p: Pick<TerminalParams, "threadId">, o?: RequestOptions) => send(c, THREAD_TERMINALS_LIST, p, o);
 export const backgroundTerminalTerminate = (c: Requester, p: TerminalParams, o?: RequestOptions) => send(c, THREAD_TERMINALS_TERMINATE, p, o);
 
-export const threadLoadedList = (c: Requester, o?: RequestOptions) => c.request<{ data?: string[] }>(THREAD_LOADED_LIST, {}, o);
+export const threadLoadedList = (c: Requester, o?: RequestOptions) => send(c, THREAD_LOADED_LIST, {}, o);
 
 export const THREAD_SURFACE: SurfaceEntry[] = [
   { kind: "request", method: THREAD_LOADED_LIST, sends: [], reads: [] },
