@@ -81,12 +81,22 @@ function lostDeltas(pieces: string[], got: string): number {
   return lost;
 }
 
-async function storedDeltaText(statePath: string, taskId: string, turnMarker: string): Promise<string> {
+/**
+ * The message as the bridge stored it once complete (stored once: its streamed chunks are gone by then): the task's
+ * final answer while the turn is the task's last, else the answer moved into the turn's item, else its message event.
+ */
+async function storedMessageText(statePath: string, taskId: string, turnMarker: string): Promise<string> {
   const db = await (await getPlatform()).openDatabase(statePath);
+  const text = (data: unknown): string => String((JSON.parse(String(data)) as { text?: string }).text ?? "");
   try {
     const turn = db.prepare(`SELECT turn_id FROM events WHERE task_id = ? AND kind = 'user_message' AND data LIKE ? ORDER BY seq DESC LIMIT 1`).get(taskId, `%${turnMarker}%`);
-    const rows = db.prepare(`SELECT data FROM events WHERE task_id = ? AND kind = 'message_delta' AND turn_id = ? ORDER BY seq`).all(taskId, turn?.turn_id ?? "");
-    return rows.map((r) => String((JSON.parse(String(r.data)) as { text?: string }).text ?? "")).join("");
+    const turnId = String(turn?.turn_id ?? "");
+    const task = db.prepare(`SELECT turn_id, final_message FROM tasks WHERE id = ?`).get(taskId);
+    if (task?.turn_id === turnId && typeof task.final_message === "string") return task.final_message;
+    const item = db.prepare(`SELECT data FROM items WHERE task_id = ? AND turn_id = ? AND type = 'agentMessage' ORDER BY rowid DESC LIMIT 1`).get(taskId, turnId);
+    if (item && text(item.data)) return text(item.data);
+    const event = db.prepare(`SELECT data FROM events WHERE task_id = ? AND turn_id = ? AND kind = 'message' ORDER BY seq DESC LIMIT 1`).get(taskId, turnId);
+    return event ? text(event.data) : "";
   } finally {
     db.close();
   }
@@ -144,7 +154,7 @@ export async function measureTurns(world: World, binary: string, turns: number, 
       end = await waitTurnEnd(bridge, taskId);
       out.deltas.bridge.push(end - t0);
       out.deltas.bridgeAfterMock.push(end - (world.provider.requests.at(-1)?.finishedAt ?? NaN));
-      out.deltas.bridgeLost += lostDeltas(pieces, await storedDeltaText(env.CODEX_BRIDGE_STATE!, taskId, marker));
+      out.deltas.bridgeLost += lostDeltas(pieces, await storedMessageText(env.CODEX_BRIDGE_STATE!, taskId, marker));
     }
     return out;
   } finally {

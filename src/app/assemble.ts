@@ -13,6 +13,7 @@ import { CodexRuntime } from "../runtime/app-server.ts";
 import { RuntimePool } from "../runtime/pool.ts";
 import { replaceProjects, taskSettings, type TaskSettings } from "../config/settings.ts";
 import { TaskDomain } from "../tasks/domain.ts";
+import { RetentionRunner } from "../tasks/retention.ts";
 import { ArtifactReads } from "../service/artifacts.ts";
 import { storageProblem } from "../tasks/alerts.ts";
 import { BridgeService } from "../service/bridge.ts";
@@ -98,6 +99,9 @@ export async function assembleBridge(platform: Platform, opts: AssembleOptions, 
     () => loadConfig({ env: opts.env, configDir: dirs.config }),
     (next) => replaceProjects(settings.projects, taskSettings(next.config, opts.env).projects),
   );
+  // Finished tasks past retention_days are compacted in small steps whenever no turn runs.
+  const retention = new RetentionRunner(repo, config.config.retention_days, opts.log);
+  retention.start();
   const startedAt = Date.now();
   const health = () => {
     const cfg = configWatch.refresh();
@@ -148,6 +152,7 @@ export async function assembleBridge(platform: Platform, opts: AssembleOptions, 
     health,
     async close() {
       domain.writes.stop();
+      retention.stop();
       // Side by side: a last notification gets the app-server's stop time too (a stopping bridge has under a second).
       await Promise.all([...beforeClose.splice(0).map((hook) => hook().catch(() => {})), runtimes.stop(300)]);
       domain.close();

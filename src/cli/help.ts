@@ -9,6 +9,8 @@ Usage:
   codex-bridge serve --http HOST:PORT [--token-file F] [--allow-non-loopback]
                                     run it over Streamable HTTP instead (loopback only by default)
   codex-bridge doctor [--json]      check Codex, login, app-server, models, projects, SQLite; exit 0 only when healthy
+  codex-bridge prune [--older-than DAYS] [--dry-run] [--json]
+                                    compact finished tasks older than retention_days now and shrink the state file
   codex-bridge init [--project-id ID] [--cwd DIR] [--config FILE] [--force]
                                     write a commented starter config and print the tunnel-client line
   codex-bridge login [--profile NAME] [--browser | --with-api-key]
@@ -62,6 +64,17 @@ file is refused), the Codex executable and version, app-server initialize,
 login availability (never identity or secrets) and the live model list. Prints one line per check, or a JSON report
 with --json. Exit code 0 only when every check passes; 1 otherwise. A bridge already serving on the same state file
 is reported with its PID (running_bridge in --json), not counted as a fault; the other checks run beside it.`,
+  prune: `codex-bridge prune [--older-than DAYS] [--dry-run] [--json]
+
+Compacts the finished tasks last changed more than DAYS days ago (default: retention_days in the config, 7 unless
+set): their final answer, evidence (commands with exit codes, file changes, diffs), request ledger, checkpoint,
+messages (each bounded to what a codex_inspect transcript page shows) and warnings stay; streamed and raw events and
+command output go, and codex_inspect says so when asked for them. Running tasks, UNKNOWN outcomes and tasks with open
+requests are never touched. Then it hands the freed pages back to the file system and prints what it compacted and
+how much the file shrank (--json: one object). When much of the file is free, or the file was made before retention
+existed (to switch on incremental vacuum), it is rewritten (VACUUM) instead. A running bridge compacts by itself, in
+small steps whenever no turn runs, so prune refuses while one holds the state file, naming it. --dry-run only counts
+what would go. Exit 0 on success, 1 on failure, 2 on a usage error.`,
   init: `codex-bridge init [--project-id ID] [--cwd DIR] [--force] [--config FILE]
 
 Writes a commented starter config with one project (default: id "default", the current directory) to the config

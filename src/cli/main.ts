@@ -66,6 +66,10 @@ async function main(argv: string[]): Promise<number> {
       const { runDoctor } = await import("./doctor.ts");
       return runDoctor(platform, rest);
     }
+    case "prune": {
+      const { runPrune } = await import("./prune.ts");
+      return runPrune(platform, rest);
+    }
     case "init": {
       const { runInit } = await import("./init.ts");
       return runInit(platform, rest);
@@ -102,7 +106,7 @@ async function main(argv: string[]): Promise<number> {
       return runRelayFixture(platform, rest);
     }
     default:
-      stderr.plain(`codex-bridge: unknown command "${cmd}". Commands: serve, doctor, init, login, logout, service, projects, tasks, watch, pending, approve, decline, answer, cancel, demo, relay-fixture (see --help)`);
+      stderr.plain(`codex-bridge: unknown command "${cmd}". Commands: serve, doctor, prune, init, login, logout, service, projects, tasks, watch, pending, approve, decline, answer, cancel, demo, relay-fixture (see --help)`);
       return 2;
   }
 }

@@ -14,6 +14,7 @@ import {
   DEFAULT_INLINE_ARTIFACT_BYTES,
   DEFAULT_MAX_ARTIFACT_BYTES,
   DEFAULT_MAX_WAIT_SECONDS,
+  DEFAULT_RETENTION_DAYS,
   DEFAULT_PROFILE_ID,
   DEFAULT_RELAY_MAX_RESULT_BYTES,
   DEFAULT_SENSITIVE_PATHS,
@@ -218,6 +219,7 @@ function resolveConfig(input: ConfigInput, opts: ParseConfigOptions): ParsedConf
   const config: BridgeConfig = {
     max_artifact_bytes: maxArtifact,
     inline_artifact_bytes: inline,
+    retention_days: input.retention_days ?? DEFAULT_RETENTION_DAYS,
     sensitive_paths: sensitive,
     max_wait_seconds: input.max_wait_seconds ?? DEFAULT_MAX_WAIT_SECONDS,
     allowed_roots: allowedRoots,

@@ -23,6 +23,10 @@ export function starterConfig(opts: StarterConfigOptions): string {
 # Files above this size are returned as links read in chunks (default 4 MiB).
 # inline_artifact_bytes = 4194304
 
+# Finished tasks older than this many days keep their answer and evidence but lose raw events
+# and command output (default 7; 0 keeps every task whole). See codex-bridge prune --help.
+# retention_days = 7
+
 # Extra glob patterns that are never transferred as artifacts. Built-in patterns such as
 # .env, *.pem, *.key, id_rsa*, .ssh/**, .aws/** always apply unless
 # replace_default_sensitive_paths = true.

@@ -32,13 +32,17 @@ export class CursorStore {
       .run(connectionKey, taskId, this.generation());
   }
 
-  /** Tasks this connection follows that are still active, or settled with events it has not read yet; newest first. */
+  /**
+   * Tasks this connection follows that are still active, or settled with events it has not read yet; newest first.
+   * Only tasks retention has not compacted: read from those (a week or so of tasks), not from every cursor the
+   * connection ever had (over stdio that is one connection key for the bridge's whole life).
+   */
   followed(connectionKey: string, settled: readonly TaskState[], limit: number): string[] {
     const marks = settled.map(() => "?").join(",");
     return this.db
       .prepare(
-        `SELECT t.id FROM tasks t JOIN cursors c ON c.task_id = t.id AND c.connection_key = ?
-         WHERE t.state NOT IN (${marks}) OR t.last_seq > c.seq OR c.generation < ?
+        `SELECT t.id FROM tasks t INDEXED BY tasks_uncompacted JOIN cursors c ON c.task_id = t.id AND c.connection_key = ?
+         WHERE t.compacted_at IS NULL AND (t.state NOT IN (${marks}) OR t.last_seq > c.seq OR c.generation < ?)
          ORDER BY t.created_at DESC LIMIT ?`,
       )
       .all(connectionKey, ...settled, this.generation(), limit)

@@ -127,4 +127,29 @@ INSERT OR IGNORE INTO supervisory_checkpoints (anchor, task_id, data, updated_at
 DROP TABLE checkpoints;
 `,
   },
+  {
+    version: 6,
+    name: "indexes for lookups by turn, state, unknown outcome, failure and connection (cost flat in history)",
+    // Every per-call, per-turn and start-up lookup reads through an index; the partial ones hold only the rare rows
+    // (UNKNOWN outcomes, failures), so they stay small however many tasks are stored.
+    sql: `
+CREATE INDEX tasks_turn ON tasks(turn_id);
+CREATE INDEX tasks_state ON tasks(state);
+CREATE INDEX tasks_unknown ON tasks(updated_at) WHERE unknown_json IS NOT NULL;
+CREATE INDEX tasks_failure ON tasks(updated_at) WHERE error_json IS NOT NULL;
+CREATE INDEX interactions_state ON interactions(state);
+CREATE INDEX interactions_connection ON interactions(connection_id, state);
+`,
+  },
+  {
+    version: 7,
+    name: "retention: when a finished task was compacted, and what it lost",
+    // Only tasks not yet compacted are candidates, found through a partial index that compaction empties (a new turn
+    // puts the task back). compaction_json keeps what was removed, so the task can say so when asked for it.
+    sql: `
+ALTER TABLE tasks ADD COLUMN compacted_at TEXT;
+ALTER TABLE tasks ADD COLUMN compaction_json TEXT;
+CREATE INDEX tasks_uncompacted ON tasks(updated_at) WHERE compacted_at IS NULL;
+`,
+  },
 ];

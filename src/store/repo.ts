@@ -4,6 +4,7 @@ import type { Database, SqlValue } from "../../platform/types.ts";
 import type { EventRow, Failure, InteractionRow, InteractionState, ItemRow, TaskRow, TaskState } from "./rows.ts";
 import { StorageCondition } from "./storage-condition.ts";
 import { CursorStore } from "./cursors.ts";
+import { reopenForRetention, unpackText } from "./compaction.ts";
 import { insertRows } from "./batch-insert.ts";
 import { FullEventPage } from "./event-pages.ts";
 import { asFailure, json, num, toEvent, toInteraction, toItem, toTask } from "./row-read.ts";
@@ -98,6 +99,14 @@ export class Repo {
   taskByThread(threadId: string): TaskRow | undefined {
     const r = this.db.prepare(`SELECT * FROM tasks WHERE thread_id = ? ORDER BY created_at DESC LIMIT 1`).get(threadId);
     return r ? toTask(r) : undefined;
+  }
+
+  /** The threads of the most recently updated tasks: ids only, so a start-up never reads their answers. */
+  recentThreads(limit: number): { id: string; thread_id: string }[] {
+    return this.db
+      .prepare(`SELECT id, thread_id FROM tasks WHERE thread_id IS NOT NULL ORDER BY updated_at DESC LIMIT ?`)
+      .all(limit)
+      .map((r) => ({ id: String(r.id), thread_id: String(r.thread_id) }));
   }
 
   recentTasks(limit: number): TaskRow[] {
@@ -214,6 +223,38 @@ export class Repo {
       ? this.db.prepare(`SELECT * FROM items WHERE task_id = ? AND type = ? ORDER BY rowid`).all(taskId, type)
       : this.db.prepare(`SELECT * FROM items WHERE task_id = ? ORDER BY rowid`).all(taskId);
     return rows.map(toItem);
+  }
+
+  /**
+   * A message is stored once: its streamed chunks go once its complete text is stored (the item), and a completed
+   * item's text goes once the message event that shows it holds it. The final answer lives in tasks.final_message
+   * until the next turn starts, when prepareNewTurn moves it into its item.
+   */
+  dropStreamedChunks(taskId: string, itemId: string, fromSeq: number): void {
+    this.db.prepare(`DELETE FROM events WHERE task_id = ? AND seq >= ? AND item_id = ? AND kind = 'message_delta'`).run(taskId, fromSeq, itemId);
+  }
+
+  dropItemText(taskId: string, itemId: string): void {
+    this.db
+      .prepare(`UPDATE items SET data = json_remove(data, '$.text') WHERE task_id = ? AND item_id = ? AND type = 'agentMessage' AND json_valid(data)`)
+      .run(taskId, itemId);
+  }
+
+  /**
+   * Before a new turn clears the final answer: the answer the task held moves into its turn's final item, and a
+   * compacted task is whole again from here on (retention looks at it again once this turn is old).
+   */
+  prepareNewTurn(taskId: string): void {
+    reopenForRetention(this.db, taskId);
+    const t = this.db.prepare(`SELECT turn_id, final_message FROM tasks WHERE id = ?`).get(taskId);
+    const answer = unpackText(t?.final_message);
+    if (!t || answer === null || t.turn_id === null) return;
+    this.db
+      .prepare(
+        `UPDATE items SET data = json_set(data, '$.text', ?) WHERE task_id = ? AND turn_id = ? AND type = 'agentMessage'
+         AND json_valid(data) AND json_extract(data, '$.final') = 1 AND json_extract(data, '$.text') IS NULL`,
+      )
+      .run(answer, taskId, String(t.turn_id));
   }
 
   insertInteraction(i: Omit<InteractionRow, "created_at" | "updated_at" | "response" | "response_hash" | "answered_by" | "note">): void {

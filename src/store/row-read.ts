@@ -1,6 +1,7 @@
 // How rows of the state database are read back into the typed rows of rows.ts: SQLite's loose values made strict,
 // JSON columns parsed (a damaged one reads as its fallback), old failure rows read as unclassified failures.
 import type { Row, SqlValue } from "../../platform/types.ts";
+import { unpackText } from "./compaction.ts";
 import type { EventRow, Failure, InteractionRow, InteractionState, ItemRow, TaskRow, TaskState } from "./rows.ts";
 
 const str = (v: SqlValue | undefined): string | null => (v === null || v === undefined ? null : String(v));
@@ -28,12 +29,13 @@ export function toTask(r: Row): TaskRow {
     effort: str(r.effort),
     turn_count: num(r.turn_count),
     last_seq: num(r.last_seq),
-    final_message: str(r.final_message),
+    final_message: unpackText(r.final_message),
     failure: asFailure(json<Record<string, unknown> | null>(r.error_json, null)),
     unknown: json(r.unknown_json, null),
     connection_id: str(r.connection_id),
     created_at: String(r.created_at),
     updated_at: String(r.updated_at),
+    compaction: json(r.compaction_json, null),
   };
 }
 

@@ -44,6 +44,18 @@ export interface TaskRow {
   connection_id: string | null;
   created_at: string;
   updated_at: string;
+  /** What retention removed from the finished task (its raw events, command output); null while it is whole. */
+  compaction: CompactionRecord | null;
+}
+
+/** What one task's compaction removed, kept on the task so it can say so when asked for what is gone. */
+export interface CompactionRecord {
+  at: string;
+  retention_days: number;
+  /** Events up to this seq were thinned. */
+  through_seq: number;
+  events_removed: number;
+  outputs_removed: number;
 }
 
 export const FAILURE_CODES = [

@@ -92,7 +92,7 @@ export class TaskDomain {
         uncertain++;
       }
     });
-    for (const t of this.repo.recentTasks(200)) if (t.thread_id) this.threadTask.set(t.thread_id, t.id);
+    for (const t of this.repo.recentThreads(200)) this.threadTask.set(t.thread_id, t.id);
     // The app-server that held an UNKNOWN request exited with the old bridge: the request can no longer take effect.
     this.unknowns.onExit(null);
     return { lost, stale, uncertain };
@@ -100,8 +100,9 @@ export class TaskDomain {
 
   /** The default profile's app-server, started if need be (models, native threads). */
   defaultClient = (): Promise<AppServerClient> => this.runtimes.default.ensure();
-  /** The managed app-servers' status, or a restart; refused while anything could be lost by it. */
+  /** Conditions of the whole bridge now (a full disk, a silent app-server), with what to do. */
   alerts = (): BridgeAlert[] => bridgeAlerts({ repo: this.repo, writes: this.writes, runtimes: this.runtimes });
+  /** The managed app-servers' status, or a restart; refused while anything could be lost by it, unless forced. */
   manageRuntime = (action: "status" | "restart", force = false): Promise<RuntimeStatus> => runtimeControl(this.repo, this.runtimes, () => this.activeCounts(), action, force);
   /** Reads or updates a supervisory checkpoint. */
   checkpoint = (input: CheckpointInput): CheckpointAnswer => checkpoint(this.repo, input);
@@ -122,13 +123,8 @@ export class TaskDomain {
     this.repo.setContext(task.id, { ...ctx, turn: withLateReport(layer, settings) });
   }
 
-  onLateResponse(client: AppServerClient, r: LateResponse): void {
-    this.ctx.writes.run("late answer", () => this.unknowns.onLate(client.connectionId, r));
-  }
-
-  onServerRequest(client: AppServerClient, r: ServerRequest): void {
-    this.intake.onServerRequest(client, r);
-  }
+  onLateResponse = (client: AppServerClient, r: LateResponse): void => this.writes.run("late answer", () => this.unknowns.onLate(client.connectionId, r));
+  onServerRequest = (client: AppServerClient, r: ServerRequest): void => this.intake.onServerRequest(client, r);
 
   onExit(client: AppServerClient): void {
     this.intake.onExit(client);
@@ -260,7 +256,10 @@ export class TaskDomain {
       ...(asked.effort ? { effort: asked.effort } : {}),
       ...(asked.service_tier ? { serviceTier: asked.service_tier } : {}),
     };
-    this.repo.updateTask(taskId, { state: "starting", connection_id: client.connectionId, failure: null, final_message: null, unknown: null });
+    this.repo.tx(() => {
+      this.repo.prepareNewTurn(taskId);
+      this.repo.updateTask(taskId, { state: "starting", connection_id: client.connectionId, failure: null, final_message: null, unknown: null });
+    });
     const mark = this.turnSettings.mark();
     const res = await turnStart(client, params, { timeoutMs: this.settings.ackTimeoutMs });
     // The turn's settings and its id in one commit, before codex_send answers.

@@ -14,6 +14,8 @@ interface LiveTask {
   stopReason: FailureCode | null;
   /** Codex's "waiting for network" reports in the current turn. */
   unreachableReports: number;
+  /** The seq of the first stored chunk of each message still streaming: where its chunks are, once it completes. */
+  chunksFrom: Map<string, number>;
 }
 
 /**
@@ -37,7 +39,7 @@ export class TaskEvents {
     let l = this.live.get(taskId);
     if (!l) {
       const t = this.repo.task(taskId);
-      l = { ingest: new TaskIngest(t?.turn_id ?? null), buffer: [], items: [], flushTimer: null, diff: null, stopReason: null, unreachableReports: 0 };
+      l = { ingest: new TaskIngest(t?.turn_id ?? null), buffer: [], items: [], flushTimer: null, diff: null, stopReason: null, unreachableReports: 0, chunksFrom: new Map() };
       this.live.set(taskId, l);
     }
     return l;
@@ -93,7 +95,21 @@ export class TaskEvents {
       l.items = [...items, ...l.items];
     });
     this.repo.upsertItems(items);
-    if (events.length) this.repo.appendEvents(taskId, events);
+    if (events.length) {
+      const last = this.repo.appendEvents(taskId, events);
+      events.forEach((e, k) => {
+        if (e.kind === "message_delta" && e.item_id && !l.chunksFrom.has(e.item_id)) l.chunksFrom.set(e.item_id, last - events.length + 1 + k);
+      });
+    }
+    // Stored once: a completed message's streamed chunks (found by seq, never by a scan of the task's events), and the
+    // text of an item whose message event now shows it.
+    for (const i of items) {
+      if (i.type !== "agentMessage" || i.status !== "completed") continue;
+      const from = l.chunksFrom.get(i.item_id);
+      if (from !== undefined) this.repo.dropStreamedChunks(taskId, i.item_id, from);
+      l.chunksFrom.delete(i.item_id);
+    }
+    for (const e of events) if (e.kind === "message" && e.item_id) this.repo.dropItemText(taskId, e.item_id);
   }
 
   appendNow(taskId: string, events: NewEvent[]): void {

@@ -138,7 +138,8 @@ export class TaskIngest {
           const last = msgs[msgs.length - 1];
           if (last && typeof last.text === "string") finalText = redactText(last.text);
         }
-        if (final) res.items.push({ item_id: String(final.item_id), turn_id: t.id, type: "agentMessage", status: "completed", data: { text: finalText, final: true } });
+        // The answer's text is stored once, in the task's final_message (moved into this item when a new turn starts).
+        if (final) res.items.push({ item_id: String(final.item_id), turn_id: t.id, type: "agentMessage", status: "completed", data: { final: true } });
         const error = t.error
           ? { message: redactText(t.error.message ?? "turn failed"), codexErrorInfo: redactValue(t.error.codexErrorInfo ?? null), details: t.error.additionalDetails ?? null }
           : null;

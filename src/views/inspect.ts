@@ -8,6 +8,7 @@ import { boundText } from "../tasks/bounded-output.ts";
 import { BridgeError } from "../bridge-error.ts";
 import type { EventRow, InteractionRow, ItemRow } from "../store/rows.ts";
 import { requestDetail } from "./request-detail.ts";
+import { KEPT_MESSAGE_CHARS } from "../tasks/retention.ts";
 
 export const INSPECT_KINDS = [
   "transcript",
@@ -28,8 +29,9 @@ export const LIST_LIMIT_DEFAULT = 20;
 export const LIST_LIMIT_MAX = 100;
 export const TEXT_LIMIT_DEFAULT = 8_000;
 export const TEXT_LIMIT_MAX = 32_000;
-// A transcript entry is one message; a huge one keeps its head and tail so a page stays readable.
-const TRANSCRIPT_TEXT_MAX = 8_000;
+// A transcript entry is one message; a huge one keeps its head and tail so a page stays readable (and an old task,
+// compacted by retention, keeps no more than this of each message).
+const TRANSCRIPT_TEXT_MAX = KEPT_MESSAGE_CHARS;
 const LIST_TEXT_MAX = 300;
 const ARGUMENTS_MAX = 1_000;
 
@@ -51,6 +53,8 @@ export interface InspectPage {
   next_offset?: number;
   /** Entries (lists) or characters (texts) in all. */
   total?: number;
+  /** Present when retention removed part of what this kind shows of an old task: what went, when, what remains. */
+  compacted?: string;
 }
 
 const str = (v: unknown): string | null => (typeof v === "string" ? v : null);
@@ -223,18 +227,31 @@ export function inspect(repo: Repo, input: InspectInput): InspectPage {
     case "transcript": {
       const finals = new Map<string, string>();
       for (const m of repo.items(taskId, "agentMessage")) {
-        if (m.data.final === true && m.turn_id && typeof m.data.text === "string") finals.set(m.turn_id, m.data.text);
+        // The current turn's answer is kept once, in the task; an earlier turn's moved into its item.
+        const text = typeof m.data.text === "string" ? m.data.text : m.turn_id === task.turn_id ? task.final_message : null;
+        if (m.data.final === true && m.turn_id && text !== null) finals.set(m.turn_id, text);
       }
-      return eventResult(repo, kind, taskId, TRANSCRIPT_EVENT_KINDS, offset, listLimit, (e) => transcriptEntry(e, finals));
+      const page = eventResult(repo, kind, taskId, TRANSCRIPT_EVENT_KINDS, offset, listLimit, (e) => transcriptEntry(e, finals));
+      const c = task.compaction;
+      if (c) page.compacted = `retention (retention_days ${c.retention_days}) compacted this task on ${c.at}: up to seq ${c.through_seq} its commands are listed by kind=commands (with exit codes), not here, and each message keeps at most ${KEPT_MESSAGE_CHARS} characters`;
+      return page;
     }
     case "plan":
       return eventResult(repo, kind, taskId, ["plan"], offset, listLimit, (e) => compact({ seq: e.seq, explanation: e.data.explanation, steps: e.data.steps }));
     case "warnings":
       return eventResult(repo, kind, taskId, WARNING_EVENT_KINDS, offset, listLimit, (e) => compact({ seq: e.seq, kind: e.kind, ...e.data }));
-    case "raw_event":
-      return eventResult(repo, kind, taskId, undefined, offset, listLimit, (e) =>
+    case "raw_event": {
+      const page = eventResult(repo, kind, taskId, undefined, offset, listLimit, (e) =>
         compact({ seq: e.seq, kind: e.kind, turn_id: e.turn_id, item_id: e.item_id, at: e.at, data: e.data }),
       );
+      const c = task.compaction;
+      if (c && c.events_removed > 0) {
+        page.compacted =
+          `retention (retention_days ${c.retention_days}) compacted this task on ${c.at}: ${c.events_removed} raw event(s) up to seq ${c.through_seq} ` +
+          `(streamed chunks, starts, item and request markers) were removed; the transcript, plan and warnings remain`;
+      }
+      return page;
+    }
     case "diff": {
       let diffs = repo.items(taskId, "turnDiff");
       if (input.item_id) {
@@ -253,6 +270,15 @@ export function inspect(repo: Repo, input: InspectInput): InspectPage {
       if (!item || item.type !== "commandExecution") throw notFound(input, "a command", "commands");
       const output = str(item.data.output) ?? "";
       const original = typeof item.data.output_chars === "number" ? item.data.output_chars : output.length;
+      const c = task.compaction;
+      if (item.data.output_removed === true && c) {
+        return {
+          kind,
+          items: [compact({ item_id: id, original_chars: original })],
+          total: 0,
+          compacted: `retention (retention_days ${c.retention_days}) removed this command's output on ${c.at}; its command, exit code and length remain in kind=commands`,
+        };
+      }
       // The stored output keeps head and tail of long output; say how long the original was.
       return textResult(kind, output, offset, textLimit, compact({ item_id: id, original_chars: original > output.length ? original : undefined }));
     }

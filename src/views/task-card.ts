@@ -165,7 +165,7 @@ function doingNow(reads: ViewReads, t: TaskRow, commands: CardCommand[], pending
   if (running) return `running \`${running.command}\``;
   for (let seq = t.last_seq; seq > 0 && seq > t.last_seq - 5; seq--) {
     const e = reads.rows.event(t.id, seq);
-    if (!e) break;
+    if (!e) continue; // a completed message's streamed chunks are not kept
     if (e.kind === "message_delta") return "writing a message";
     if (e.kind === "message") return "wrote a message";
     if (e.kind === "plan") return "updated the plan";

@@ -5,7 +5,7 @@ import { beforeAll, describe, expect, it } from "vitest";
 import { tempDir } from "../support/temp-dir.ts";
 import { runCli } from "./run-cli.ts";
 
-const COMMANDS = ["serve", "doctor", "init", "login", "logout", "service", "projects", "tasks", "watch", "pending", "approve", "decline", "answer", "cancel", "demo", "relay-fixture"] as const;
+const COMMANDS = ["serve", "doctor", "prune", "init", "login", "logout", "service", "projects", "tasks", "watch", "pending", "approve", "decline", "answer", "cancel", "demo", "relay-fixture"] as const;
 const BOGUS = "--no-such-option";
 
 let dir: string;
@@ -42,6 +42,7 @@ function valueFor(placeholder: string): string {
       return "someid";
     case "SECONDS":
     case "COUNT":
+    case "DAYS":
       return "5";
     case "LEVEL":
       return "debug";
