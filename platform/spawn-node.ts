@@ -113,6 +113,14 @@ class NodeChildHandle implements ChildHandle {
     this.child.stdout!.on("data", (chunk: string) => cb(chunk));
   }
 
+  pauseStdout(): void {
+    this.child.stdout!.pause();
+  }
+
+  resumeStdout(): void {
+    this.child.stdout!.resume();
+  }
+
   onStderr(cb: (chunk: string) => void): void {
     this.child.stderr!.on("data", (chunk: string) => cb(chunk));
   }

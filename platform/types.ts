@@ -40,6 +40,9 @@ export interface ChildHandle {
   write(data: string): Promise<void>;
   endStdin(): void;
   onStdout(cb: (chunk: string) => void): void;
+  /** Stops reading the child's stdout (it blocks once the pipe is full) until resumeStdout. */
+  pauseStdout?(): void;
+  resumeStdout?(): void;
   onStderr(cb: (chunk: string) => void): void;
   /** Called exactly once. */
   onExit(cb: (exit: ChildExit) => void): void;

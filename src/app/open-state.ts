@@ -16,13 +16,15 @@ export interface OpenStateOptions {
   env: Record<string, string | undefined>;
   cwd: string;
   lockWaitMs?: number;
+  /** How much of the state file is checked before use (doctor checks all of it). */
+  integrity?: "quick" | "full";
 }
 
 export async function openBridgeState(platform: Platform, opts: OpenStateOptions): Promise<OpenedState> {
   const dirs = platform.dirs();
   const config = loadConfig({ env: opts.env, configDir: dirs.config });
   const state = resolveStatePath({ env: opts.env, dataDir: dirs.data, cwd: opts.cwd });
-  const store = await openStateDatabase(platform, state.path, MIGRATIONS, { lockWaitMs: opts.lockWaitMs });
+  const store = await openStateDatabase(platform, state.path, MIGRATIONS, { lockWaitMs: opts.lockWaitMs, integrity: opts.integrity });
   return { config, store };
 }
 

@@ -3,6 +3,7 @@
 import type { Platform } from "../../platform/types.ts";
 import type { StoreLockedError } from "../store/lock.ts";
 import { assembleBridge, type Bridge } from "../app/assemble.ts";
+import { checkIntegrity } from "../store/integrity.ts";
 
 type HealthReport = Awaited<ReturnType<Bridge["health"]>>;
 
@@ -34,13 +35,29 @@ export async function healthBesideRunningBridge(
   } finally {
     await bridge.close();
   }
-  const detail = `${locked.databasePath} in use by the running codex-bridge PID ${holder.pid} on ${holder.hostname} (since ${holder.startedAt}); its own codex_health checks it`;
-  const checks = report.checks.map((c) => (c.name === "sqlite" ? { name: "sqlite", ok: true, detail } : c));
+  const damage = await readOnlyIntegrity(platform, locked.databasePath);
+  const detail = damage ?? `${locked.databasePath} in use by the running codex-bridge PID ${holder.pid} on ${holder.hostname} (since ${holder.startedAt}); every page read back sound`;
+  const checks = report.checks.map((c) => (c.name === "sqlite" ? { name: "sqlite", ok: !damage, detail } : c));
   return {
     ...report,
     healthy: checks.every((c) => c.ok),
-    sqlite: { path: locked.databasePath, ok: true },
+    sqlite: { path: locked.databasePath, ok: !damage, ...(damage ? { problem: "state_corrupt" } : {}) },
     checks,
     running_bridge: running,
   };
+}
+
+/** Every page of the file the running bridge holds, read beside it (SQLite allows readers next to a writer); why not sound, or null. */
+async function readOnlyIntegrity(platform: Platform, path: string): Promise<string | null> {
+  let db: Awaited<ReturnType<Platform["openDatabase"]>> | null = null;
+  try {
+    db = await platform.openDatabase(path);
+    db.exec("PRAGMA busy_timeout=5000");
+    checkIntegrity(db, path, path, "full");
+    return null;
+  } catch (err) {
+    return err instanceof Error ? err.message : String(err);
+  } finally {
+    db?.close();
+  }
 }

@@ -17,7 +17,7 @@ export async function runDoctor(platform: Platform, args: string[]): Promise<num
   }
   let report: DoctorReport;
   try {
-    const bridge = await assembleBridge(platform, { env: process.env, cwd: process.cwd(), log: () => {}, lockWaitMs: 1000 });
+    const bridge = await assembleBridge(platform, { env: process.env, cwd: process.cwd(), log: () => {}, lockWaitMs: 1000, integrity: "full" });
     try {
       report = await bridge.health();
     } finally {

@@ -59,7 +59,8 @@ On stdio a line over 16 MiB is refused with a JSON-RPC error and discarded; the 
 ${LOG_FLAGS_HELP}`,
   doctor: `codex-bridge doctor [--json]
 
-Checks the config (and each project), the SQLite state file, the Codex executable and version, app-server initialize,
+Checks the config (and each project), the SQLite state file (every page: damage is named with what to do; a 0-byte
+file is refused), the Codex executable and version, app-server initialize,
 login availability (never identity or secrets) and the live model list. Prints one line per check, or a JSON report
 with --json. Exit code 0 only when every check passes; 1 otherwise. A bridge already serving on the same state file
 is reported with its PID (running_bridge in --json), not counted as a fault; the other checks run beside it.`,

@@ -16,6 +16,7 @@ import type { Platform } from "../../platform/types.ts";
 import { BUILD_INFO } from "../build-info.ts";
 import { allowedHostHeaders, checkRequest, digest, HttpArgError, isLoopbackAddress, MCP_PATH, parseHttpArgs, readTokenFile, type HttpOptions } from "./http-options.ts";
 import { assembleForServe, mcpServerFor, type Bridge } from "../app/assemble.ts";
+import { installCrashGuard } from "./crash-guard.ts";
 import { silentLog, type EventLog, type Logger } from "../log.ts";
 const MAX_BODY_BYTES = 4 * 1024 * 1024;
 
@@ -266,6 +267,7 @@ export async function runHttp(platform: Platform, args: string[], logger: Logger
 
   const bridge = await assembleForServe(platform, logger);
   if (!bridge) return 1;
+  installCrashGuard(logger, () => bridge.store.path);
   let served: HttpBridgeServer;
   try {
     served = await startHttpServer(bridge, { ...opts, token });

@@ -9,6 +9,7 @@ import { takeLogOptions } from "./log-options.ts";
 import type { OpenedState } from "../app/open-state.ts";
 import type { EarlyStdio } from "./early-stdio.ts";
 import { collectWhenIdle } from "./idle-gc.ts";
+import { installCrashGuard } from "./crash-guard.ts";
 import { shutdownFor } from "./shutdown.ts";
 
 /** What main.ts has done already on the stdio fast path: logger set up, stdin read early, config and state opened. */
@@ -43,6 +44,7 @@ export async function runServe(platform: Platform, allArgs: string[], start?: Se
   console.log = (...a: unknown[]) => log("warn", "stray_output", { chars: a.map(String).join(" ").length });
   const bridge = await assembleForServe(platform, logger, start?.opened);
   if (!bridge) return 1;
+  installCrashGuard(logger, () => bridge.store.path);
   const server = mcpServerFor(bridge);
   // Not the SDK's StdioServerTransport: an over-long or malformed line must be answered, never wedge the bridge.
   // With the start-up fast path, stdin is read through `early` (initialize may have been answered already).

@@ -3,7 +3,7 @@
 import { randomUUID } from "node:crypto";
 import type { ChildExit, ChildHandle, Platform } from "../../platform/types.ts";
 import { initialize, INITIALIZED, MUTATING_METHODS } from "./protocol/session.ts";
-import { ConnectionClosedError, RequestTimeoutError, RpcError, UnknownOutcomeError, UnsendableError } from "./errors.ts";
+import { AnswerNotReadError, ConnectionClosedError, NotSentError, RequestTimeoutError, RpcError, UnknownOutcomeError, UnsendableError } from "./errors.ts";
 import { LineSplitter } from "./jsonl.ts";
 import { StderrCounter, type StderrSummary } from "./stderr-summary.ts";
 import { parseIncoming, type RpcId, type ServerNotification, type ServerRequest } from "./rpc-messages.ts";
@@ -42,6 +42,8 @@ export interface InitializeInfo {
 
 interface Pending {
   method: string;
+  params: unknown;
+  sentAt: number;
   mutating: boolean;
   resolve: (v: unknown) => void;
   reject: (e: Error) => void;
@@ -64,6 +66,16 @@ export class AppServerClient {
   readonly startedAt = Date.now();
   /** Set when the bridge itself closed or killed the child: its exit is then no crash. */
   closeRequested = false;
+  /** True while the bridge does not read what the app-server sends (its state database refuses writes). */
+  readingPaused = false;
+  /** When the app-server last wrote anything on stdout. */
+  lastHeardAt = Date.now();
+  /** Set while the app-server counts as not answering: since when it has been silent (see silentForMs). */
+  unresponsiveSince: number | null = null;
+  /** Called when an app-server that counted as not answering writes again. */
+  onAnswering: (() => void) | null = null;
+  /** Why the bridge killed it, when it did (a forced restart): said to the tasks it carried. */
+  killedBecause: string | null = null;
 
   private child: ChildHandle | null = null;
   private nextId = 1;
@@ -128,7 +140,14 @@ export class AppServerClient {
         this.droppedLines++;
       },
     );
-    child.onStdout((chunk) => splitter.push(chunk));
+    child.onStdout((chunk) => {
+      this.lastHeardAt = Date.now();
+      if (this.unresponsiveSince !== null) {
+        this.unresponsiveSince = null;
+        this.onAnswering?.();
+      }
+      splitter.push(chunk);
+    });
     child.onStderr((chunk) => {
       const cap = this.opts.maxStderrChars ?? 16_000;
       this.stderrTail = (this.stderrTail + chunk).slice(-cap);
@@ -158,6 +177,8 @@ export class AppServerClient {
     if (!child || this.state === "exited") {
       return Promise.reject(new ConnectionClosedError(method, this.exitDescription()));
     }
+    const refusal = this.notSendable();
+    if (refusal) return Promise.reject(new NotSentError(method, refusal));
     const id = this.nextId++;
     let line: string;
     try {
@@ -173,7 +194,7 @@ export class AppServerClient {
         if (mutating) this.rememberLate(id, method, params);
         reject(mutating ? new UnknownOutcomeError(method, timeoutMs, id) : new RequestTimeoutError(method, timeoutMs));
       }, timeoutMs);
-      this.pending.set(id, { method, mutating, resolve: resolve as (v: unknown) => void, reject, timer });
+      this.pending.set(id, { method, params, sentAt: Date.now(), mutating, resolve: resolve as (v: unknown) => void, reject, timer });
       child.write(line).catch((err: unknown) => {
         const p = this.pending.get(id);
         if (!p) return;
@@ -219,8 +240,73 @@ export class AppServerClient {
     return this.exit;
   }
 
+  /** Resolves once the exit was handled (every exit listener has run). */
+  whenExited(): Promise<ChildExit | null> {
+    if (this.state === "exited" || !this.child) return Promise.resolve(this.exit);
+    return new Promise((resolve) => this.exitListeners.add((e) => resolve(e)));
+  }
+
+  /** Stops taking the app-server's output (what it sends waits in the pipe, unacknowledged) until resumeReading. */
+  pauseReading(): void {
+    this.readingPaused = true;
+    this.child?.pauseStdout?.();
+    // A read would wait out its whole deadline for an answer nobody reads; a mutating request keeps waiting (its
+    // answer is read once reading resumes, or it becomes UNKNOWN as always).
+    for (const [id, p] of this.pending) {
+      if (p.mutating) continue;
+      clearTimeout(p.timer);
+      this.pending.delete(id);
+      p.reject(new AnswerNotReadError(p.method, this.notSendable()!));
+    }
+  }
+
+  resumeReading(): void {
+    this.readingPaused = false;
+    this.child?.resumeStdout?.();
+  }
+
   kill(signal: "SIGTERM" | "SIGKILL" = "SIGKILL"): void {
     this.child?.killTree(signal);
+  }
+
+  /** Why a request would wait in vain now (its answer could not be read), or null. */
+  private notSendable(): string | null {
+    if (this.readingPaused) return "the bridge is not reading from the app-server while the state database refuses writes (codex_health says why; it resumes by itself)";
+    if (this.unresponsiveSince !== null) return `${this.silenceText()}; codex_runtime restart with force=true replaces it`;
+    return null;
+  }
+
+  /** "the app-server (pid N) has not answered for S s". */
+  silenceText(now = Date.now()): string {
+    const since = this.unresponsiveSince ?? now - this.silentForMs(now);
+    return `the app-server (pid ${this.pid ?? "?"}) has not answered for ${Math.round((now - since) / 1000)} s`;
+  }
+
+  /**
+   * How long the app-server has left the bridge waiting: since the later of its last output and the oldest request
+   * still unanswered. 0 when nothing is awaited (a quiet app-server is not a silent one) or while reading is paused.
+   */
+  silentForMs(now = Date.now()): number {
+    if (this.readingPaused || this.state !== "ready") return 0;
+    let oldest = Infinity;
+    for (const p of this.pending.values()) oldest = Math.min(oldest, p.sentAt);
+    if (oldest === Infinity) return 0;
+    return Math.max(0, now - Math.max(this.lastHeardAt, oldest));
+  }
+
+  /**
+   * The app-server counts as not answering: what waits on it ends now (a read as timed out, a mutating request as
+   * UNKNOWN, exactly as at its deadline), and nothing more is sent until it writes again or is replaced.
+   */
+  markUnresponsive(since: number): void {
+    this.unresponsiveSince = since;
+    for (const [id, p] of this.pending) {
+      clearTimeout(p.timer);
+      this.pending.delete(id);
+      const waited = Date.now() - p.sentAt;
+      if (p.mutating) this.rememberLate(id, p.method, p.params);
+      p.reject(p.mutating ? new UnknownOutcomeError(p.method, waited, id) : new RequestTimeoutError(p.method, waited));
+    }
   }
 
   private exitDescription(): string {

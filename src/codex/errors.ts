@@ -56,3 +56,17 @@ export class UnsendableError extends Error {
     super(`${method} was not sent: it holds a lone UTF-16 surrogate, which the app-server cannot parse`);
   }
 }
+
+/** A request the bridge did not send because the app-server cannot answer it now; nothing reached Codex. */
+export class NotSentError extends Error {
+  constructor(readonly method: string, readonly reason: string) {
+    super(`${method} was not sent: ${reason}. Nothing reached Codex.`);
+  }
+}
+
+/** A read whose answer the bridge stopped waiting for: it is not reading from the app-server now. Safe to ask again. */
+export class AnswerNotReadError extends Error {
+  constructor(readonly method: string, readonly reason: string) {
+    super(`${method}: its answer was not read: ${reason}`);
+  }
+}

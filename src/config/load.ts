@@ -229,7 +229,11 @@ function resolveConfig(input: ConfigInput, opts: ParseConfigOptions): ParsedConf
       enabled: input.relay?.enabled ?? true,
       max_result_bytes: input.relay?.max_result_bytes ?? DEFAULT_RELAY_MAX_RESULT_BYTES,
     },
-    codex: input.codex?.bin !== undefined ? { bin: resolve(input.codex.bin) } : {},
+    codex: {
+      ...(input.codex?.bin !== undefined ? { bin: resolve(input.codex.bin) } : {}),
+      ...(input.codex?.unresponsive_seconds !== undefined ? { unresponsive_seconds: input.codex.unresponsive_seconds } : {}),
+      ...(input.codex?.unresponsive_restart_seconds !== undefined ? { unresponsive_restart_seconds: input.codex.unresponsive_restart_seconds } : {}),
+    },
     notify: resolveNotify(input.notify),
   };
   return { config, projectIssues };

@@ -92,6 +92,10 @@ export const relayInputSchema = z.strictObject({
 
 export const codexInputSchema = z.strictObject({
   bin: absolutePath.optional(),
+  /** Silence (with something awaited) after which the app-server counts as not answering. */
+  unresponsive_seconds: intRange(3, 600, " (seconds)").optional(),
+  /** Not answering this long: killed and replaced by itself (0 never). */
+  unresponsive_restart_seconds: intRange(0, 86_400, " (seconds; 0 never)").optional(),
 });
 
 const table = <T extends z.ZodType>(value: T) => z.record(z.string(), value, { error: "must be a table" });
@@ -170,7 +174,7 @@ export const bridgeConfigSchema = z.object({
   projects: z.record(z.string(), projectSchema),
   profiles: z.record(z.string(), profileSchema),
   relay: z.object({ enabled: z.boolean(), max_result_bytes: z.number().int() }),
-  codex: z.object({ bin: z.string().optional() }),
+  codex: z.object({ bin: z.string().optional(), unresponsive_seconds: z.number().int().optional(), unresponsive_restart_seconds: z.number().int().optional() }),
   notify: z.custom<NotifySettings>(),
 });
 

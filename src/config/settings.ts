@@ -1,5 +1,6 @@
 // What the supervisor needs from the configuration, independent of how the TOML is laid out, and the one project
 // lookup every tool uses (ids and aliases alike).
+import { statSync } from "node:fs";
 import { BridgeError } from "../bridge-error.ts";
 import type { LoadedConfig } from "./load.ts";
 import { builtinProfile } from "./schema.ts";
@@ -76,4 +77,26 @@ export function taskSettings(config: LoadedConfig["config"], env: Record<string,
     ...(Number.isFinite(ttl) && ttl > 0 ? { unknownTtlMs: ttl } : {}),
     maxWaitSeconds: config.max_wait_seconds,
   };
+}
+
+/** Why `cwd` cannot be a project directory now (gone, or not a directory), or null when it is one. */
+export function missingDirectory(cwd: string): string | null {
+  try {
+    return statSync(cwd).isDirectory() ? null : `the project directory ${cwd} is not a directory any more`;
+  } catch {
+    return `the project directory ${cwd} does not exist any more (moved or deleted?)`;
+  }
+}
+
+/** The project, refused when its directory is gone: Codex would start a thread in a directory that is not there. */
+export function requireProjectDir(p: ProjectSpec): ProjectSpec {
+  const missing = missingDirectory(p.cwd);
+  if (missing) throw new BridgeError(`project_id "${p.id}": ${missing}. Restore it, or point [projects.${p.id}] cwd at where it is now (the running bridge picks up the edited config).`, "project_id");
+  return p;
+}
+
+/** Makes `next` the projects in use, in place: every holder of the record sees the change at once. */
+export function replaceProjects(inUse: Record<string, ProjectSpec>, next: Record<string, ProjectSpec>): void {
+  for (const id of Object.keys(inUse)) if (!(id in next)) delete inUse[id];
+  Object.assign(inUse, next);
 }

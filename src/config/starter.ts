@@ -82,5 +82,9 @@ max_result_bytes = 262144
 # Path to the codex executable; default: CODEX_BIN, else codex on PATH.
 # [codex]
 # bin = "/usr/local/bin/codex"
+# An app-server that leaves a request unanswered this long counts as not answering (default 10 s), and is killed
+# and replaced by itself after this long (default 120 s; 0 never; codex_runtime restart force=true does it at once).
+# unresponsive_seconds = 10
+# unresponsive_restart_seconds = 120
 `;
 }

@@ -6,6 +6,7 @@ import { SharedServerError, sharedServerPid, sharedSocketPath, startSharedServer
 import type { ServerNotification, ServerRequest } from "../codex/rpc-messages.ts";
 import { silentLog, type EventLog } from "../log.ts";
 import { checkProtocol, type ProtocolStatus } from "./protocol-check.ts";
+import { LivenessWatch, type LivenessOptions } from "./liveness.ts";
 
 export interface RuntimeOptions {
   platform: Platform;
@@ -16,6 +17,8 @@ export interface RuntimeOptions {
   /** The Codex versions trusted without the start-up protocol check (default: the verified-<version> modules). */
   verifiedVersions?: readonly string[];
   log?: EventLog;
+  /** When an app-server counts as not answering, and when it is replaced by itself. */
+  liveness?: LivenessOptions;
   /** Attach to the Codex home's shared app-server instead of spawning one (profile `runtime = "shared"`). */
   shared?: { home: string; start: boolean };
 }
@@ -35,6 +38,8 @@ export interface RuntimeHandlers {
   exit(client: AppServerClient): void;
   /** A late answer to a mutating request already reported UNKNOWN. */
   late?(client: AppServerClient, r: LateResponse): void;
+  /** The app-server began or stopped counting as not answering. */
+  silence?(client: AppServerClient): void;
 }
 
 /**
@@ -50,6 +55,7 @@ export class CodexRuntime {
   lastExit: { code: number | null; signal: string | null; at: string; stderrTail: string } | null = null;
   /** What the current app-server's protocol check found; null before the first start. */
   protocol: ProtocolStatus | null = null;
+  private watch: LivenessWatch | null = null;
   /** The shared server attached to (shared runtimes only); null before the first attach. */
   sharedServer: SharedServerInfo | null = null;
 
@@ -110,6 +116,8 @@ export class CodexRuntime {
         if (this.opts.shared) await this.attach(client, this.opts.shared);
         else await client.start();
         this.protocol = await checkProtocol(client, this.opts.verifiedVersions);
+        this.watch = new LivenessWatch(client, this.opts.liveness ?? {}, log, (why) => this.forceRestart(why), () => this.handlers.silence?.(client));
+        this.watch.start();
         log("info", this.opts.shared ? "app_server_attached" : "app_server_started", { pid: client.pid ?? this.sharedServer?.pid ?? null, codex: this.protocol.version, verified: this.protocol.verified, relay: this.protocol.relayRefused ? "refused" : "ok" });
         return client;
       } catch (err) {
@@ -167,6 +175,31 @@ export class CodexRuntime {
       restarts: this.restarts,
       uptimeMs: c && c.state !== "exited" ? Date.now() - c.startedAt : null,
     };
+  }
+
+  /**
+   * Kills the app-server (SIGKILL to its process group: a stopped or wedged one cannot refuse) and starts another.
+   * Its tasks end connection_lost, saying `why`; its UNKNOWN outcomes settle as lost (nothing can take effect now).
+   */
+  async forceRestart(why: string): Promise<AppServerClient> {
+    const c = this.client;
+    if (c && c.state !== "exited") {
+      c.killedBecause = why;
+      c.kill("SIGKILL");
+      await c.whenExited();
+    }
+    return this.ensure();
+  }
+
+  /** While the current app-server has not answered: "the app-server (pid N) has not answered for S s", else null. */
+  silence(): string | null {
+    const c = this.current;
+    return c && c.unresponsiveSince !== null ? c.silenceText() : null;
+  }
+
+  /** How long an app-server may be silent before it counts as not answering, and before it is replaced by itself. */
+  get livenessMs(): { unresponsive: number; restartAfter: number } {
+    return { unresponsive: this.watch?.unresponsiveMs ?? 0, restartAfter: this.watch?.restartAfterMs ?? 0 };
   }
 
   async restart(): Promise<AppServerClient> {

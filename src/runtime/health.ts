@@ -19,7 +19,7 @@ export interface HealthReport {
   healthy: boolean;
   bridge: { version: string; fingerprint: string; target: string; pid: number; uptime_s: number };
   config: { path: string; exists: boolean; projects: { id: string; cwd: string; ok: boolean; problem?: string }[]; profiles: string[] };
-  sqlite: { path: string; ok: boolean };
+  sqlite: { path: string; ok: boolean; problem?: string };
   codex: {
     bin: string | null;
     version: string | null;
@@ -51,8 +51,13 @@ export interface HealthInputs {
   homes?: readonly RuntimeSlot[];
   build: { version: string; fingerprint: string; runtimeTarget: string };
   startedAt: number;
-  config: { path: string; exists: boolean; error?: string; projects: { id: string; cwd: string }[]; issues: { id: string; problem: string }[]; profiles: string[] };
-  store: { path: string; error?: string };
+  config: { path: string; exists: boolean; error?: string; restartNeeded?: string[]; projects: { id: string; cwd: string }[]; issues: { id: string; problem: string }[]; profiles: string[] };
+  store: {
+    path: string;
+    error?: string;
+    /** What is wrong with the file now (disk_full, state_corrupt, …) and how many intake writes wait for it. */
+    condition?: () => { cause: string; message: string; since: string; held: number } | null;
+  };
   codexBin: string | null;
   codexError?: string;
   env: Record<string, string | undefined>;
@@ -81,8 +86,12 @@ export async function collectHealth(h: HealthInputs): Promise<HealthReport> {
     ...h.config.issues.map((i) => ({ id: i.id, cwd: "", ok: false, problem: i.problem })),
   ];
   for (const p of projects) checks.push({ name: `project ${p.id}`, ok: p.ok, detail: p.ok ? p.cwd : p.problem ?? "unusable" });
+  if (h.config.restartNeeded?.length) warnings.push(`the config file changed ${h.config.restartNeeded.join(", ")}: restart the bridge to apply (projects apply at once)`);
   if (projects.length === 0) warnings.push("no projects configured: add [projects.<id>] cwd = \"/abs/path\" (codex-bridge init writes a starter)");
-  checks.push(h.store.error ? { name: "sqlite", ok: false, detail: h.store.error } : { name: "sqlite", ok: true, detail: `${h.store.path} writable` });
+  const storage = h.store.condition?.() ?? null;
+  if (h.store.error) checks.push({ name: "sqlite", ok: false, detail: h.store.error });
+  else if (storage) checks.push({ name: "sqlite", ok: false, detail: `${storage.cause} since ${storage.since}: ${storage.message}` });
+  else checks.push({ name: "sqlite", ok: true, detail: `${h.store.path} writable` });
 
   let version: string | null = null;
   let appServer = "not started";
@@ -98,6 +107,8 @@ export async function collectHealth(h: HealthInputs): Promise<HealthReport> {
     try {
       const client = await h.runtime.ensure();
       pid = client.pid;
+      const silence = h.runtime.silence();
+      if (client.readingPaused || silence) throw new Unavailable(silence ? `${silence}; codex_runtime restart with force=true kills and replaces it` : "not read from while the state database refuses writes (see the sqlite check)");
       const p = h.runtime.protocol;
       version = p?.version ?? null;
       appServer = "initialized";
@@ -116,13 +127,13 @@ export async function collectHealth(h: HealthInputs): Promise<HealthReport> {
       models = probe.models;
       checks.push(probe.modelsError ? { name: "models", ok: false, detail: probe.modelsError } : { name: "models", ok: (models ?? 0) > 0, detail: `${models} live models` });
     } catch (err) {
-      appServer = "failed";
+      appServer = err instanceof Unavailable ? "not answering" : "failed";
       if (err instanceof UnverifiedCodexError) {
         protocol = `unverified: ${err.version} (${err.problem})`;
         if (err.version !== "unknown") version = err.version;
       }
       const why = err instanceof UnverifiedCodexError ? `${err.message}; ${SUPPORTED_HINT}` : err instanceof Error ? err.message : String(err);
-      checks.push({ name: "app-server", ok: false, detail: `could not start/initialize ${h.codexBin}: ${why}` });
+      checks.push({ name: "app-server", ok: false, detail: err instanceof Unavailable ? err.message : `could not start/initialize ${h.codexBin}: ${why}` });
     }
   }
   let profiles: ProfileHome[] | undefined;
@@ -139,7 +150,7 @@ export async function collectHealth(h: HealthInputs): Promise<HealthReport> {
     healthy: checks.every((c) => c.ok),
     bridge: { version: h.build.version, fingerprint: h.build.fingerprint, target: h.build.runtimeTarget, pid: process.pid, uptime_s: Math.round((Date.now() - h.startedAt) / 1000) },
     config: { path: h.config.path, exists: h.config.exists, projects, profiles: h.config.profiles },
-    sqlite: { path: h.store.path, ok: !h.store.error },
+    sqlite: { path: h.store.path, ok: !h.store.error && !storage, ...(storage ? { problem: storage.cause } : {}) },
     codex: { bin: h.codexBin, version, supported: SUPPORTED_RANGE, ...(protocol ? { protocol } : {}), app_server: appServer, runtime: h.runtime?.mode ?? "spawn", ...(h.runtime?.sharedServer ? { server: h.runtime.sharedServer } : {}), pid: pid ?? h.runtime?.sharedServer?.pid ?? null, login, models, ...(relayDisabled ? { relay_disabled: relayDisabled } : {}) },
     ...(profiles ? { profiles } : {}),
     checks,
@@ -147,3 +158,6 @@ export async function collectHealth(h: HealthInputs): Promise<HealthReport> {
     ...(warnings.length ? { warnings } : {}),
   };
 }
+
+/** The app-server is there but cannot be asked now (not answering, or not read from): said as it is, not as a failed start. */
+class Unavailable extends Error {}

@@ -82,6 +82,14 @@ export class RuntimePool {
     for (const s of this.slots) if (s.runtime === this.default || s.runtime.current) await s.runtime.restart();
   }
 
+  /** Kills every running app-server (the default one restarted at once, the others when next used), saying why. */
+  async forceRestart(why: string): Promise<void> {
+    for (const s of this.slots) {
+      if (s.runtime === this.default) await s.runtime.forceRestart(why);
+      else if (s.runtime.current) await s.runtime.forceRestart(why);
+    }
+  }
+
   async stop(graceMs?: number): Promise<void> {
     await Promise.all(this.slots.map((s) => s.runtime.stop(graceMs)));
   }

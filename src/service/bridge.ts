@@ -2,6 +2,7 @@
 // tasks, views, the runtime and artifact settings; the MCP layer sees nothing behind it.
 import type { Platform } from "../../platform/types.ts";
 import { BridgeError } from "../bridge-error.ts";
+import { requireProjectDir } from "../config/settings.ts";
 import type { RespondInput } from "../policy/decisions.ts";
 import type { HealthReport } from "../runtime/health.ts";
 import { modelPage, type ModelPage } from "../runtime/model-catalog.ts";
@@ -64,6 +65,8 @@ export class BridgeService {
     private readonly platform: Platform,
     private readonly healthReport: () => Promise<HealthReport>,
     private readonly log: EventLog = silentLog,
+    /** Reads the config file again if it changed (projects added or removed apply at once). */
+    private readonly refreshConfig: () => void = () => {},
   ) {}
 
   health(): Promise<HealthReport> {
@@ -73,6 +76,9 @@ export class BridgeService {
   /** Starts a task; the connection that started it follows it (a wait without task ids covers it). */
   start(input: StartInput, connectionKey?: string): Promise<TaskRow> {
     return shownAsync(async () => {
+      this.refuseWhileHeld("codex_start");
+      this.refreshConfig();
+      if (input.project_id) requireProjectDir(this.domain.project(input.project_id));
       const t = await this.domain.start(input);
       if (connectionKey !== undefined) this.reads.rows.cursors.follow(connectionKey, t.id);
       return t;
@@ -92,7 +98,21 @@ export class BridgeService {
   }
 
   send(input: SendInput) {
-    return shownAsync(() => this.domain.send(input));
+    return shownAsync(() => {
+      this.refuseWhileHeld("codex_send");
+      this.refreshConfig();
+      const t = this.domain.task(input.task_id);
+      // A new turn into a directory that is gone is refused like a start; steering a running turn is not.
+      if (SETTLED_STATES.has(t.state)) requireProjectDir(this.domain.project(t.project_id));
+      return this.domain.send(input);
+    });
+  }
+
+  /** New work is refused while the app-server's events cannot be stored: it would be neither recorded nor read. */
+  private refuseWhileHeld(tool: string): void {
+    if (!this.domain.writes.size) return;
+    const why = this.domain.alerts()[0];
+    throw new BridgeError(`${tool} refused: the state database refuses writes${why ? ` (${why.code}): ${why.message}` : ""}`);
   }
 
   respond(input: RespondInput) {
@@ -173,8 +193,8 @@ export class BridgeService {
   }
 
   /** Status of the managed app-server; a restart is refused while anything could be lost by it. */
-  runtime(action: "status" | "restart"): Promise<RuntimeStatus> {
-    return shownAsync(() => this.domain.manageRuntime(action));
+  runtime(action: "status" | "restart", force = false): Promise<RuntimeStatus> {
+    return shownAsync(() => this.domain.manageRuntime(action, force));
   }
 
   /** One page of a project's files (metadata only). Not redacted: paths are the project's own. */

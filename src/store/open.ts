@@ -1,12 +1,14 @@
 // Opens the state database the way every caller needs it: locked against a second bridge under any name, opened by its
 // one real name, WAL, owner-only file mode, migrated. Failures become one StoreError naming the path and the remedy.
-import { chmodSync, mkdirSync, statSync } from "node:fs";
+import { chmodSync, existsSync, mkdirSync, rmSync, statSync } from "node:fs";
 import { dirname, resolve } from "node:path";
 import type { Database, Platform } from "../../platform/types.ts";
 import { acquireHolderLock, type HolderLock } from "./lock.ts";
 import { MEMORY_PATH } from "./location.ts";
 import { migrate, type Migration } from "./migrate.ts";
-import { StoreError } from "./errors.ts";
+import { StoreError, storeFailure } from "./errors.ts";
+import { guardDatabase, StorageCondition } from "./storage-condition.ts";
+import { checkIntegrity, refuseEmptyFile, type IntegrityDepth } from "./integrity.ts";
 
 export { StoreError } from "./errors.ts";
 export { StoreLockedError } from "./lock.ts";
@@ -18,12 +20,16 @@ export interface OpenStateOptions {
   pid?: number;
   /** SQLite busy_timeout. Default 5000 ms. */
   busyTimeoutMs?: number;
+  /** How much of the file is checked before use: "quick" (bounded; the default) or "full" (doctor). */
+  integrity?: IntegrityDepth;
 }
 
 export interface OpenedStore {
   db: Database;
   path: string;
   lock: HolderLock | null;
+  /** What is wrong with the file right now (a full disk, damage), as the last failed call found it. */
+  condition: StorageCondition;
   /** Closes the database, then releases the lock. Idempotent. */
   close(): void;
 }
@@ -41,14 +47,7 @@ function errorCode(err: unknown): string | undefined {
 const isBusy = (err: unknown): boolean => /^SQLITE_(BUSY|LOCKED)/.test(errorCode(err) ?? "");
 
 function unusable(path: string, err: unknown): StoreError {
-  if (err instanceof StoreError) return err;
-  const reason = err instanceof Error ? err.message : String(err);
-  return new StoreError(
-    `Cannot use the state database at ${path}: ${reason}. ` +
-      `Make that location writable, or set CODEX_BRIDGE_STATE to a writable file path (or :memory: for a throwaway state).`,
-    path,
-    { cause: err },
-  );
+  return storeFailure(path, err);
 }
 
 function restrictMode(path: string): void {
@@ -87,15 +86,25 @@ async function switchToWal(db: Database): Promise<void> {
 }
 
 async function openMemory(platform: Platform, migrations: readonly Migration[]): Promise<OpenedStore> {
-  const db = await platform.openDatabase(MEMORY_PATH);
+  const raw = await platform.openDatabase(MEMORY_PATH);
   try {
-    db.exec("PRAGMA foreign_keys=ON");
-    migrate(db, migrations, { path: MEMORY_PATH });
+    raw.exec("PRAGMA foreign_keys=ON");
+    migrate(raw, migrations, { path: MEMORY_PATH });
   } catch (err) {
-    db.close();
+    raw.close();
     throw err;
   }
-  return { db, path: MEMORY_PATH, lock: null, close: () => db.close() };
+  const condition = new StorageCondition();
+  const db = guardDatabase(raw, MEMORY_PATH, condition);
+  return { db, path: MEMORY_PATH, lock: null, condition, close: () => db.close() };
+}
+
+function existingEmpty(path: string): boolean {
+  try {
+    return statSync(path).size === 0;
+  } catch {
+    return false;
+  }
 }
 
 export async function openStateDatabase(
@@ -113,6 +122,9 @@ export async function openStateDatabase(
     throw unusable(absolute, err);
   }
 
+  // Seen before the lock, which creates a missing file empty: an existing empty file is a state that lost its tasks.
+  const wasEmpty = existingEmpty(absolute);
+  const existed = wasEmpty || existsSync(absolute);
   let lock: HolderLock;
   try {
     lock = await acquireHolderLock(absolute, {
@@ -137,8 +149,10 @@ export async function openStateDatabase(
         absolute,
       );
     }
+    if (wasEmpty) refuseEmptyFile(absolute, real);
     db = await platform.openDatabase(real);
     db.exec(`PRAGMA busy_timeout=${Math.max(0, Math.floor(opts.busyTimeoutMs ?? 5000))}`);
+    checkIntegrity(db, absolute, real, opts.integrity ?? "quick");
     chooseLayoutIfNew(db);
     await switchToWal(db);
     db.exec("PRAGMA foreign_keys=ON");
@@ -148,18 +162,23 @@ export async function openStateDatabase(
   } catch (err) {
     try {
       db?.close();
+      // A file this start created and never wrote would be refused as an emptied state next time: it goes.
+      if (!existed && existingEmpty(lock.database)) rmSync(lock.database, { force: true });
     } finally {
       lock.release();
     }
     throw unusable(absolute, err);
   }
 
-  const opened = db;
+  const raw = db;
+  const condition = new StorageCondition();
+  const opened = guardDatabase(raw, absolute, condition);
   let closed = false;
   return {
     db: opened,
     path: absolute,
     lock,
+    condition,
     close() {
       if (closed) return;
       closed = true;

@@ -2,6 +2,7 @@
 // generations in cursors.ts).
 import type { Database, SqlValue } from "../../platform/types.ts";
 import type { EventRow, Failure, InteractionRow, InteractionState, ItemRow, TaskRow, TaskState } from "./rows.ts";
+import { StorageCondition } from "./storage-condition.ts";
 import { CursorStore } from "./cursors.ts";
 import { reopenForRetention, unpackText } from "./compaction.ts";
 import { insertRows } from "./batch-insert.ts";
@@ -36,11 +37,14 @@ export interface Scrubber {
 export class Repo {
   readonly cursors: CursorStore;
   private txDepth = 0;
+  private rollbackHooks: (() => void)[] = [];
   private readonly fullPage = new FullEventPage();
 
   constructor(
     readonly db: Database,
     private readonly scrub: Scrubber,
+    /** What is wrong with the file now (a full disk, damage), as the guarded database found it. */
+    readonly condition: StorageCondition = new StorageCondition(),
   ) {
     this.cursors = new CursorStore(db);
   }
@@ -56,12 +60,24 @@ export class Repo {
   }
 
   tx<T>(fn: () => T): T {
+    const outer = this.txDepth === 0;
     this.txDepth++;
     try {
-      return this.db.transaction(fn);
+      const r = this.db.transaction(fn);
+      if (outer) this.rollbackHooks = [];
+      return r;
+    } catch (err) {
+      // What was taken out of memory for this transaction goes back, so a failed write (a full disk) loses nothing.
+      if (outer) for (const undo of this.rollbackHooks.splice(0).reverse()) undo();
+      throw err;
     } finally {
       this.txDepth--;
     }
+  }
+
+  /** Runs `undo` if the transaction being written rolls back (outside one: never). */
+  onRollback(undo: () => void): void {
+    if (this.txDepth > 0) this.rollbackHooks.push(undo);
   }
 
   insertTask(t: Pick<TaskRow, "id" | "project_id" | "profile_id" | "prompt" | "relay" | "model" | "effort" | "state">): TaskRow {

@@ -6,6 +6,7 @@ import type { TaskSettings } from "../config/settings.ts";
 import type { EventLog } from "../log.ts";
 import type { Repo } from "../store/repo.ts";
 import { SETTLED_STATES, type TaskState } from "../store/rows.ts";
+import type { HeldWrites } from "./held-writes.ts";
 import type { TaskEvents } from "./events.ts";
 
 export interface TaskContext {
@@ -14,6 +15,8 @@ export interface TaskContext {
   readonly runtimes: RuntimePool;
   readonly settings: TaskSettings;
   readonly events: TaskEvents;
+  /** Writes held while the disk refuses them (the intake's go through it). */
+  readonly writes: HeldWrites;
   /** Native thread id → the task that owns it (threads not listed here are not ours). */
   readonly threadTask: Map<string, string>;
   readonly log: EventLog;

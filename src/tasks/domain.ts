@@ -20,6 +20,8 @@ import type { RuntimePool } from "../runtime/pool.ts";
 import { DEFAULT_PROFILE, resolveProject, type ProfileSpec, type ProjectSpec, type TaskSettings } from "../config/settings.ts";
 import { newId, type TaskContext } from "./context.ts";
 import { EventIntake } from "./intake.ts";
+import { HeldWrites, pauseReadingWhileHeld } from "./held-writes.ts";
+import { bridgeAlerts, type BridgeAlert } from "./alerts.ts";
 import { failure, startFailure } from "./failure.ts";
 import { silentLog, type EventLog } from "../log.ts";
 import { InteractionLedger, type ToolResultInput } from "./ledger.ts";
@@ -53,6 +55,7 @@ export class TaskDomain {
   private readonly turnSettings = new ThreadSettingsLog();
   private readonly unknowns: UnknownOutcomes;
   private readonly ctx: TaskContext;
+  readonly writes: HeldWrites; // the intake's writes, held while the disk refuses them
 
   constructor(
     private readonly repo: Repo,
@@ -60,8 +63,9 @@ export class TaskDomain {
     private readonly settings: TaskSettings,
     private readonly log: EventLog = silentLog,
   ) {
-    this.events = new TaskEvents(repo);
-    const ctx: TaskContext = { repo, runtimes, settings, events: this.events, threadTask: this.threadTask, log };
+    const writes = (this.writes = new HeldWrites(log)).attach(pauseReadingWhileHeld(runtimes, () => this.events.wakeAll()));
+    this.events = new TaskEvents(repo, writes);
+    const ctx: TaskContext = { repo, runtimes, settings, events: this.events, writes, threadTask: this.threadTask, log };
     this.ctx = ctx;
     this.ledger = new InteractionLedger(ctx);
     this.intake = new EventIntake(ctx, this.ledger);
@@ -96,16 +100,18 @@ export class TaskDomain {
 
   /** The default profile's app-server, started if need be (models, native threads). */
   defaultClient = (): Promise<AppServerClient> => this.runtimes.default.ensure();
-  /** The managed app-servers' status, or a restart; refused while anything could be lost by it. */
-  manageRuntime = (action: "status" | "restart"): Promise<RuntimeStatus> => runtimeControl(this.repo, this.runtimes, this.activeCounts(), action);
+  /** Conditions of the whole bridge now (a full disk, a silent app-server), with what to do. */
+  alerts = (): BridgeAlert[] => bridgeAlerts({ repo: this.repo, writes: this.writes, runtimes: this.runtimes });
+  /** The managed app-servers' status, or a restart; refused while anything could be lost by it, unless forced. */
+  manageRuntime = (action: "status" | "restart", force = false): Promise<RuntimeStatus> => runtimeControl(this.repo, this.runtimes, () => this.activeCounts(), action, force);
   /** Reads or updates a supervisory checkpoint. */
   checkpoint = (input: CheckpointInput): CheckpointAnswer => checkpoint(this.repo, input);
 
   onNotification(client: AppServerClient, n: ServerNotification): void {
     const report = this.turnSettings.observe(n);
-    if (report) this.lateSettingsReport(report.threadId, report.settings);
+    if (report) this.writes.run("turn settings", () => this.lateSettingsReport(report.threadId, report.settings));
     this.intake.onNotification(client, n);
-    this.unknowns.onNotification(n);
+    this.writes.run("unknown evidence", () => this.unknowns.onNotification(n));
   }
 
   private lateSettingsReport(threadId: string, settings: TurnSettings): void {
@@ -117,17 +123,12 @@ export class TaskDomain {
     this.repo.setContext(task.id, { ...ctx, turn: withLateReport(layer, settings) });
   }
 
-  onLateResponse(client: AppServerClient, r: LateResponse): void {
-    this.unknowns.onLate(client.connectionId, r);
-  }
-
-  onServerRequest(client: AppServerClient, r: ServerRequest): void {
-    this.intake.onServerRequest(client, r);
-  }
+  onLateResponse = (client: AppServerClient, r: LateResponse): void => this.writes.run("late answer", () => this.unknowns.onLate(client.connectionId, r));
+  onServerRequest = (client: AppServerClient, r: ServerRequest): void => this.intake.onServerRequest(client, r);
 
   onExit(client: AppServerClient): void {
     this.intake.onExit(client);
-    this.unknowns.onExit(client.connectionId);
+    this.ctx.writes.run("exit", () => this.unknowns.onExit(client.connectionId));
   }
 
   // ---------------------------------------------------------------- tools

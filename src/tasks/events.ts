@@ -1,5 +1,6 @@
 // Between the app-server and SQLite: per-task ingest state, events written in batches, and the waiters to wake.
 import type { NewEvent, Repo } from "../store/repo.ts";
+import type { HeldWrites } from "./held-writes.ts";
 import { TaskIngest } from "./ingest.ts";
 import { SETTLED_STATES, type FailureCode, type TaskRow } from "../store/rows.ts";
 
@@ -27,7 +28,11 @@ export class TaskEvents {
   // Followers of every task (the person's watch, the notifier): told which task changed, after it was stored.
   private readonly everyTask = new Set<(taskId: string) => void>();
 
-  constructor(private readonly repo: Repo) {}
+  constructor(
+    private readonly repo: Repo,
+    /** Where writes the app-server's events need go: held (not lost) while the disk refuses them. */
+    readonly writes: HeldWrites,
+  ) {}
 
   /** The in-memory ingest state of a task, created on first use. */
   state(taskId: string): LiveTask {
@@ -70,8 +75,10 @@ export class TaskEvents {
       l.flushTimer = null;
     }
     if (l.buffer.length === 0 && l.items.length === 0 && !l.ingest.hasPendingDeltas() && !final) return;
-    this.repo.tx(() => this.flushInside(taskId, final));
-    this.wake(taskId);
+    this.writes.run("events", () => {
+      this.repo.tx(() => this.flushInside(taskId, final));
+      this.wake(taskId);
+    });
   }
 
   /** Writes what is buffered; the caller holds the transaction. */
@@ -83,6 +90,10 @@ export class TaskEvents {
     l.buffer = [];
     const items = l.items;
     l.items = [];
+    this.repo.onRollback(() => {
+      l.buffer = [...events, ...l.buffer];
+      l.items = [...items, ...l.items];
+    });
     this.repo.upsertItems(items);
     if (events.length) {
       const last = this.repo.appendEvents(taskId, events);
@@ -112,6 +123,11 @@ export class TaskEvents {
     if (!set) this.waiters.set(taskId, (set = new Set()));
     set.add(fn);
     return () => set!.delete(fn);
+  }
+
+  /** Wakes every waiter: a condition of the whole bridge (a full disk, a silent app-server) began or ended. */
+  wakeAll(): void {
+    for (const set of [...this.waiters.values()]) for (const fn of [...set]) fn();
   }
 
   /** Calls fn with a task's id whenever something of that task was stored; returns the way to stop. */

@@ -23,10 +23,10 @@ export class EventIntake {
   constructor(private readonly ctx: TaskContext, private readonly ledger: InteractionLedger) {}
 
   onNotification(client: AppServerClient, n: ServerNotification): void {
-    const { events, threadTask, repo } = this.ctx;
+    const { events, threadTask, repo, writes } = this.ctx;
     const params = (n.params ?? {}) as Record<string, unknown>;
     if (n.method === SERVER_REQUEST_RESOLVED) {
-      this.ledger.resolveByRpc(client, params.requestId as RpcId);
+      writes.run("request resolved", () => this.ledger.resolveByRpc(client, params.requestId as RpcId));
       return;
     }
     const threadId = typeof params.threadId === "string" ? params.threadId : null;
@@ -41,19 +41,25 @@ export class EventIntake {
     live.items.push(...res.items.map((i) => ({ ...i, task_id: taskId })));
     if (n.method === ITEM_COMPLETED) {
       const item = (params.item ?? {}) as Record<string, unknown>;
-      if (item.type === "dynamicToolCall" && typeof item.id === "string") this.ledger.resolveToolCall(taskId, item.id);
+      if (item.type === "dynamicToolCall" && typeof item.id === "string") {
+        const callId = item.id;
+        writes.run("tool call resolved", () => this.ledger.resolveToolCall(taskId, callId));
+      }
     }
     // A task whose turn/start is UNKNOWN learns its turn only from evidence (unknown-outcomes), not from any turn/started.
     if (res.turnStarted && repo.task(taskId)?.state !== "unknown") {
       const turnId = res.turnStarted;
-      repo.tx(() => {
-        events.flushInside(taskId);
-        repo.updateTask(taskId, { turn_id: turnId });
+      writes.run("turn started", () => {
+        repo.tx(() => {
+          events.flushInside(taskId);
+          repo.updateTask(taskId, { turn_id: turnId });
+        });
+        events.wake(taskId);
       });
-      events.wake(taskId);
     }
     if (res.turnCompleted) {
-      this.completeTurn(taskId, res.turnCompleted);
+      const completed = res.turnCompleted;
+      writes.run("turn completed", () => this.completeTurn(taskId, completed));
       return;
     }
     if (res.wake === "supervision" || res.events.some((e) => e.kind === "message")) events.flush(taskId);
@@ -97,12 +103,11 @@ export class EventIntake {
       // would stall the turn on a question no supervisor can answer. Refused at once, and said where a supervisor looks.
       void client.respondError(r.id, -32601, `${r.method} is not supported by codex-bridge`).catch(() => {});
       this.ctx.log("warn", "server_request_refused", { task: taskId, method: r.method });
-      this.ctx.events.appendNow(taskId, [
-        { turn_id: where.turnId, kind: "warning", data: { message: `Codex sent the server request ${r.method}, which codex-bridge does not know; it was answered at once with a JSON-RPC error (method not supported) instead of being held` } },
-      ]);
+      const warning = { turn_id: where.turnId, kind: "warning", data: { message: `Codex sent the server request ${r.method}, which codex-bridge does not know; it was answered at once with a JSON-RPC error (method not supported) instead of being held` } };
+      this.ctx.writes.run("warning", () => this.ctx.events.appendNow(taskId, [warning]));
       return;
     }
-    this.ledger.record({ taskId, kind, method: r.method, rpcId: r.id, connectionId: client.connectionId, ...where, params });
+    this.ctx.writes.run("request", () => this.ledger.record({ taskId, kind, method: r.method, rpcId: r.id, connectionId: client.connectionId, ...where, params }));
   }
 
   /** Only bridge_web_tool is ours, and only within its size limits; anything else is answered at once. */
@@ -122,11 +127,16 @@ export class EventIntake {
           : null;
     if (!problem) return true;
     refuse(`bridge_web_tool refused: ${problem}. Shorten the request.`);
-    this.ctx.events.appendNow(taskId, [{ turn_id: turnId, kind: "warning", data: { message: `bridge_web_tool call refused: ${problem}` } }]);
+    const warning = { turn_id: turnId, kind: "warning", data: { message: `bridge_web_tool call refused: ${problem}` } };
+    this.ctx.writes.run("warning", () => this.ctx.events.appendNow(taskId, [warning]));
     return false;
   }
 
   onExit(client: AppServerClient): void {
+    this.ctx.writes.run("connection lost", () => this.settleExit(client));
+  }
+
+  private settleExit(client: AppServerClient): void {
     const { repo, events } = this.ctx;
     const affected = new Set<string>();
     for (const t of repo.tasksInStates(ACTIVE)) {
@@ -136,11 +146,11 @@ export class EventIntake {
     const how = client.shared
       ? "(the shared one) closed the connection"
       : exit ? (exit.signal ? `was killed by ${exit.signal}` : `exited with code ${exit.code}`) : "exited";
-    const detail = `the Codex app-server ${how}`;
+    const detail = client.killedBecause ? `the bridge killed the Codex app-server: ${client.killedBecause}` : `the Codex app-server ${how}`;
     // The bridge closing its own child (shutdown) is not a crash: the task waits for the next bridge.
     const lost = client.closeRequested
       ? failure("bridge_restarted")
-      : failure("app_server_crashed", `The Codex app-server ${how} during the turn; codex_send starts a recovery turn on the same thread.`);
+      : failure("app_server_crashed", `${client.killedBecause ? `The bridge killed the Codex app-server: ${client.killedBecause}` : `The Codex app-server ${how} during the turn`}; codex_send starts a recovery turn on the same thread.`);
     for (const taskId of affected) events.flush(taskId, true);
     repo.tx(() => {
       for (const i of repo.interactionsByConnection(client.connectionId, ["pending"])) {

@@ -1,5 +1,6 @@
 // Read-only Git facts the bridge gathers itself, so a result's evidence does not rest on Codex's word alone.
 import type { ChildHandle, Platform } from "../../platform/types.ts";
+import { missingDirectory } from "../config/settings.ts";
 
 export const GIT_STATUS_MAX_LINES = 50;
 const DEFAULT_TIMEOUT_MS = 10_000;
@@ -110,6 +111,9 @@ export async function runGitChecks(platform: Platform, cwd: string, opts: { time
   const timeoutMs = opts.timeoutMs ?? DEFAULT_TIMEOUT_MS;
   const deadline = Date.now() + timeoutMs;
   const out: GitChecks = { head: null, branch: null, status: [], status_count: 0, diff_stat: null };
+  // A project moved or deleted: say that, not what spawning git in a missing directory looks like ("git not found").
+  const missing = missingDirectory(cwd);
+  if (missing) return { ...out, error: missing };
 
   const top = await runGit(platform, cwd, ["rev-parse", "--is-inside-work-tree"], deadline);
   if (top.code !== 0 || top.stdout.trim() !== "true") {
@@ -138,3 +142,4 @@ export async function runGitChecks(platform: Platform, cwd: string, opts: { time
   }
   return out;
 }
+

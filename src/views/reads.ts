@@ -4,6 +4,7 @@
 import type { TaskSettings } from "../config/settings.ts";
 import type { Repo } from "../store/repo.ts";
 import type { TaskDomain } from "../tasks/domain.ts";
+import type { BridgeAlert } from "../tasks/alerts.ts";
 
 export interface ViewReads extends Pick<TaskDomain, "task" | "sync" | "profile" | "isTerminal" | "checkUnknown" | "addWaiter"> {
   /** The store, read; a wait also moves its own cursors there. */
@@ -12,6 +13,8 @@ export interface ViewReads extends Pick<TaskDomain, "task" | "sync" | "profile" 
   projectRoot(projectId: string): string | undefined;
   /** The longest any wait may hold (the bridge setting max_wait_seconds). */
   readonly maxWaitSeconds: number;
+  /** Conditions of the whole bridge now (a full disk, a silent app-server), with what to do. */
+  alerts(): BridgeAlert[];
 }
 
 /** The views' reads over the task domain, its store and its settings (built once, by the composition root). */
@@ -26,5 +29,6 @@ export function viewReads(domain: TaskDomain, rows: Repo, settings: Pick<TaskSet
     isTerminal: (state) => domain.isTerminal(state),
     checkUnknown: (id) => domain.checkUnknown(id),
     addWaiter: (id, fn) => domain.addWaiter(id, fn),
+    alerts: () => domain.alerts(),
   };
 }

@@ -1,5 +1,6 @@
 // codex_status as the domain answers it: one task with its open requests and context evidence, or the recent list.
 import type { TaskRow } from "../store/rows.ts";
+import type { BridgeAlert } from "../tasks/alerts.ts";
 import type { ViewReads } from "./reads.ts";
 import { unknownView, type UnknownView } from "./unknown-view.ts";
 import { requestDetail, type RequestDetail } from "./request-detail.ts";
@@ -10,6 +11,8 @@ export interface TaskStatus {
   pending: RequestDetail[];
   context: Record<string, unknown> | undefined;
   unknown?: UnknownView;
+  /** Conditions of the whole bridge (a full disk, a silent app-server) with what to do. */
+  alerts?: BridgeAlert[];
 }
 
 /**
@@ -23,7 +26,8 @@ export async function taskStatus(reads: ViewReads, taskId: string): Promise<Task
   const task = reads.task(taskId);
   const pending = reads.rows.interactions(task.id, ["pending"]).map((i) => requestDetail(i));
   const unknown = unknownView(task, checked);
-  return { task, pending, context: reads.rows.context(task.id), ...(unknown ? { unknown } : {}) };
+  const alerts = reads.alerts();
+  return { task, pending, context: reads.rows.context(task.id), ...(unknown ? { unknown } : {}), ...(alerts.length ? { alerts } : {}) };
 }
 
 export function recentTasks(reads: ViewReads, limit = 20): TaskRow[] {

@@ -5,6 +5,8 @@ import { BridgeError } from "../bridge-error.ts";
 import type { EventRow } from "../store/rows.ts";
 import { SETTLED_STATES } from "../store/rows.ts";
 import { personDecides } from "../policy/answerer.ts";
+import type { BridgeAlert } from "../tasks/alerts.ts";
+import { StoreError } from "../store/errors.ts";
 import type { ViewReads } from "./reads.ts";
 import { activity, activityLine } from "./activity.ts";
 import { buildDelta, isNews, isRoutine, MAX_EVENTS_PER_WAIT, ROUTINE_BATCH, type TaskDelta, type WaitMode } from "./wait-delta.ts";
@@ -14,6 +16,7 @@ import type { WaitGuard } from "./wait-guard.ts";
 /** How many tasks one wait may cover, with task_ids or without any id. */
 export const MAX_WAIT_TASKS = 20;
 const STEP_MS = 5000;
+const ALERT_HOLD_MS = 3000;
 const COALESCE_MS = 300;
 
 export interface WaitInput {
@@ -39,6 +42,8 @@ export interface WaitAnswer {
   /** True when the caller named no single task_id: every item is labelled with its task. */
   multi: boolean;
   tasks: TaskDelta[];
+  /** Conditions of the whole bridge (a full disk, a silent app-server) with what to do; absent when there are none. */
+  alerts?: BridgeAlert[];
   /** Set when the asked timeout_seconds was above the limit: the one sentence saying it was shortened. */
   clamped?: string;
 }
@@ -150,7 +155,10 @@ export async function waitForTasks(reads: ViewReads, guard: WaitGuard, input: Wa
   const release = guard.claim(ctx.connectionKey, watched.filter((w) => !w.explicit).map((w) => w.id));
   try {
     const started = Date.now();
-    const deadline = started + timeoutS * 1000;
+    // While a condition of the whole bridge lasts (the disk full, the app-server silent) no task moves until it is dealt
+    // with: a wait says it within a few seconds rather than hold for its whole timeout, and returns when it changes.
+    const alertsAtStart = alertKey(reads.alerts());
+    const deadline = started + Math.min(timeoutS * 1000, alertsAtStart ? ALERT_HOLD_MS : Infinity);
     let timedOut = false;
     let lingered = false;
     let lastLine = "";
@@ -158,6 +166,7 @@ export async function waitForTasks(reads: ViewReads, guard: WaitGuard, input: Wa
     for (;;) {
       for (const w of watched) look(reads, w, mode, multi);
       if (watched.every((w) => w.done)) break;
+      if (alertKey(reads.alerts()) !== alertsAtStart) break;
       if (watched.some((w) => w.news)) {
         // Tasks that report at the same moment (a phase ending everywhere) are answered together, not one per call.
         if (!multi || lingered || watched.every((w) => w.news || w.done)) break;
@@ -219,9 +228,19 @@ function answer(
     if (!w.explicit && (to.seq !== w.from.seq || w.lost)) commits.push(() => reads.rows.cursors.set(o.connectionKey, w.id, to));
   }
   if (commits.length) {
-    const commit = () => reads.rows.tx(() => commits.forEach((c) => c()));
+    // On a full disk the answer still goes out; the cursor stays where it was, so the next wait says it again.
+    const commit = () => {
+      try {
+        reads.rows.tx(() => commits.forEach((c) => c()));
+      } catch (err) {
+        if (!(err instanceof StoreError)) throw err;
+      }
+    };
     if (o.commitWhenDelivered) o.commitWhenDelivered(commit);
     else commit();
   }
-  return { multi: o.multi, tasks };
+  const alerts = reads.alerts();
+  return { multi: o.multi, tasks, ...(alerts.length ? { alerts } : {}) };
 }
+
+const alertKey = (alerts: BridgeAlert[]): string => alerts.map((a) => a.code).join(",");

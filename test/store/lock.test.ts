@@ -183,7 +183,7 @@ describe("holder lock", () => {
 
   it("takes over an identity lock left by a dead process", async () => {
     const db = freshDb();
-    writeFileSync(db, "");
+    (await open(db)).close();
     writeFileSync(identityLockPath(db), JSON.stringify({ pid: await deadPid(), startedAt: new Date().toISOString(), hostname: hostname() }));
     const store = await open(db, { lockWaitMs: 0 });
     expect(JSON.parse(readFileSync(identityLockPath(db), "utf8")).pid).toBe(process.pid);

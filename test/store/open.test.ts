@@ -67,7 +67,7 @@ describe("openStateDatabase", () => {
   it.skipIf(process.platform === "win32")("tightens the mode of an existing world-readable database", async () => {
     dir = tempDir("cb-open-");
     const path = join(dir, "state.sqlite3");
-    writeFileSync(path, "");
+    (await open(path)).close();
     chmodSync(path, 0o644);
     await open(path);
     expect(statSync(path).mode & 0o777).toBe(0o600);

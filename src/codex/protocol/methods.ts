@@ -22,6 +22,7 @@ export const CLIENT_REQUEST_METHODS = Object.keys({
   "thread/turns/list": true,
   "thread/backgroundTerminals/list": true,
   "thread/backgroundTerminals/terminate": true,
+  "thread/loaded/list": true,
   "turn/start": true,
   "turn/steer": true,
   "turn/interrupt": true,

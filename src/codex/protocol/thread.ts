@@ -10,6 +10,8 @@ export const THREAD_READ = "thread/read";
 export const THREAD_TURNS_LIST = "thread/turns/list";
 export const THREAD_TERMINALS_LIST = "thread/backgroundTerminals/list";
 export const THREAD_TERMINALS_TERMINATE = "thread/backgroundTerminals/terminate";
+/** Answered from memory: the liveness probe (an app-server that cannot answer this cannot answer anything). */
+export const THREAD_LOADED_LIST = "thread/loaded/list";
 
 /** Sent when a turn/start changed the thread's sticky settings (model, effort, tier...), before its acknowledgement. */
 export const THREAD_SETTINGS_UPDATED = "thread/settings/updated";
@@ -87,6 +89,7 @@ export interface ThreadRequests {
   [THREAD_TURNS_LIST]: { params: ThreadTurnsListParams; result: Page<Record<string, unknown>> };
   [THREAD_TERMINALS_LIST]: { params: Pick<TerminalParams, "threadId">; result: Page<{ processId?: string }> };
   [THREAD_TERMINALS_TERMINATE]: { params: TerminalParams; result: { terminated?: boolean } };
+  [THREAD_LOADED_LIST]: { params: Record<string, never>; result: { data?: string[] } };
 }
 
 const send = sender<ThreadRequests>();
@@ -99,7 +102,10 @@ export const threadTurnsList = (c: Requester, p: ThreadTurnsListParams) => send(
 export const backgroundTerminalsList = (c: Requester, p: Pick<TerminalParams, "threadId">, o?: RequestOptions) => send(c, THREAD_TERMINALS_LIST, p, o);
 export const backgroundTerminalTerminate = (c: Requester, p: TerminalParams, o?: RequestOptions) => send(c, THREAD_TERMINALS_TERMINATE, p, o);
 
+export const threadLoadedList = (c: Requester, o?: RequestOptions) => send(c, THREAD_LOADED_LIST, {}, o);
+
 export const THREAD_SURFACE: SurfaceEntry[] = [
+  { kind: "request", method: THREAD_LOADED_LIST, sends: [], reads: [] },
   {
     kind: "request",
     method: THREAD_START,

@@ -93,14 +93,14 @@ export function registerAdminTools(server: McpServer, service: BridgeService): v
     "codex_runtime",
     {
       title: "Managed app-server",
-      description: "Managed app-server status, or restart (refused while anything is active, pending, in flight or UNKNOWN).",
-      inputSchema: inputOf({ action: z.enum(["status", "restart"]) }),
+      description: "Managed app-server status or restart (refused while anything is active, pending, in flight, UNKNOWN; unless force).",
+      inputSchema: inputOf({ action: z.enum(["status", "restart"]), force: z.boolean().optional() }),
       outputSchema: outputOf({ state: z.string().optional() }),
       annotations: MUTATING,
     },
     wrap(async (args) => {
-      const v = await service.runtime(args.action);
-      return ok(runtimeText(v), { ...v });
+      const v = await service.runtime(args.action, args.force === true);
+      return ok(`${runtimeText(v)}${v.not_answering ? `\n${v.not_answering}` : ""}`, { ...v });
     }),
   ));
 }

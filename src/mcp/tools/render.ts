@@ -80,10 +80,16 @@ export function renderWait(a: WaitAnswer): string {
 }
 
 function waitText(a: WaitAnswer): string {
-  if (!a.multi) return [taskHead(a.tasks[0]!), ...taskBody(a.tasks[0]!)].join("\n");
+  const alerts = alertLines(a.alerts);
+  if (!a.multi) return [taskHead(a.tasks[0]!), ...alerts, ...taskBody(a.tasks[0]!)].join("\n");
   const quiet = quietTasks(a);
-  if (quiet) return `no news: ${Object.entries(quiet).map(([state, ids]) => `${ids.join(", ")} ${state}`).join("; ")}`;
-  return a.tasks.map((d) => [`${d.task_id} ${taskHead(d)}`, ...taskBody(d).map((l) => `  ${l}`)].join("\n")).join("\n");
+  if (quiet) return [`no news: ${Object.entries(quiet).map(([state, ids]) => `${ids.join(", ")} ${state}`).join("; ")}`, ...alerts].join("\n");
+  return [...a.tasks.map((d) => [`${d.task_id} ${taskHead(d)}`, ...taskBody(d).map((l) => `  ${l}`)].join("\n")), ...alerts].join("\n");
+}
+
+/** A condition of the whole bridge, one line each: its code first, then what happened and what to do. */
+export function alertLines(alerts: readonly { code: string; message: string }[] | undefined): string[] {
+  return (alerts ?? []).map((a) => `bridge ${a.code}: ${a.message}`);
 }
 
 /** A wait over several tasks where none has news: only which tasks are in which state (progress notifications and
@@ -113,10 +119,11 @@ function waitTyped(a: WaitAnswer): Record<string, unknown> {
     const summary = delta_summary?.commands ? { ...delta_summary, commands: delta_summary.commands.map(commandLine) } : delta_summary;
     return { ...(a.multi ? { task_id } : {}), ...rest, ...(summary ? { delta_summary: summary } : {}) };
   };
-  if (!a.multi) return typed(a.tasks[0]!);
+  const alerts = a.alerts ? { alerts: a.alerts } : {};
+  if (!a.multi) return { ...typed(a.tasks[0]!), ...alerts };
   const quiet = quietTasks(a);
   // The text names the tasks; the typed half only counts them (the caller knows which it asked for).
-  return quiet ? Object.fromEntries(Object.entries(quiet).map(([state, ids]) => [state, ids.length])) : { tasks: a.tasks.map(typed) };
+  return { ...(quiet ? Object.fromEntries(Object.entries(quiet).map(([state, ids]) => [state, ids.length])) : { tasks: a.tasks.map(typed) }), ...alerts };
 }
 
 /** Threads adopted with thread_id (or started with the relay off) never had bridge_web_tool; Codex cannot add it later. */

@@ -4,6 +4,7 @@ import type { WaitHold } from "../server-identity.ts";
 import { z } from "zod";
 import { INSPECT_KINDS, MAX_WAIT_TASKS, PROMPT_MAX_CHARS, type BridgeService } from "../../service/bridge.ts";
 import {
+  alertLines,
   answeredText,
   cancelledText,
   inspectText,
@@ -111,9 +112,9 @@ export function registerTaskTools(server: McpServer, service: BridgeService, hol
     },
     wrap(async (args) => {
       if (args.task_id) {
-        const { task: t, pending, context, unknown } = await service.status(args.task_id);
-        const view = { ...taskView(t), ...(pending.length ? { pending } : {}), ...(context ? { context } : {}), ...(unknown ? { unknown } : {}) };
-        return ok(statusText({ task: t, pending, context, unknown }), view);
+        const { task: t, pending, context, unknown, alerts } = await service.status(args.task_id);
+        const view = { ...taskView(t), ...(pending.length ? { pending } : {}), ...(context ? { context } : {}), ...(unknown ? { unknown } : {}), ...(alerts ? { alerts } : {}) };
+        return ok([statusText({ task: t, pending, context, unknown }), ...alertLines(alerts)].join("\n"), view);
       }
       const tasks = service.recent();
       return ok(recentText(tasks), { tasks: tasks.map(taskView) });
