@@ -53,7 +53,11 @@ export function watchLines(reads: ViewReads, taskId: string, afterSeq: number): 
 function finalAnswer(reads: ViewReads, e: EventRow): string | null {
   if (e.data.has_final !== true) return null;
   const item = reads.rows.items(e.task_id, "agentMessage").findLast((i) => i.turn_id === e.turn_id && i.data.final === true);
-  return item ? `answer: ${oneLine(str(item.data.text))}` : null;
+  if (!item) return null;
+  // A message is stored once: the current turn's final answer lives only in the task row (see inspect's transcript).
+  const task = typeof item.data.text === "string" ? null : reads.rows.task(e.task_id);
+  const text = task ? (task.turn_id === e.turn_id ? task.final_message : null) : item.data.text;
+  return `answer: ${oneLine(str(text))}`;
 }
 
 function lineOf(reads: ViewReads, e: EventRow, root: string | undefined): string | null {
