@@ -10,6 +10,7 @@ import { TASK_CARD_HTML, TASK_CARD_URI } from "../apps/card/page.ts";
 import { MCP_APP_MIME } from "../apps/uris.ts";
 import { REQUEST_ID, TASK_ID, anyObject, idString, inputOf, listed, outputOf } from "./listing.ts";
 import { MUTATING, ok, READ_ONLY, wrap } from "./result.ts";
+import { answeredText, cardText } from "./render.ts";
 import { forViewHostsOnly, withCardKeys } from "./view-host.ts";
 
 const APP_ONLY = { ui: { visibility: ["app"] } };
@@ -37,8 +38,8 @@ export function registerCardTools(server: McpServer, service: BridgeService): vo
     },
     wrap(async (args) => {
       const c = service.card(args);
-      if (c.unchanged) return ok(`${args.task_id} unchanged`, { unchanged: true, version: c.version });
-      return ok(`${c.task_id} ${c.state}: ${c.doing}`, c as unknown as Record<string, unknown>);
+      if (c.unchanged) return ok(cardText(args.task_id, null), { unchanged: true, version: c.version });
+      return ok(cardText(c.task_id, c), c as unknown as Record<string, unknown>);
     }),
   ));
   forViewHostsOnly(server, card);
@@ -62,8 +63,7 @@ export function registerCardTools(server: McpServer, service: BridgeService): vo
     },
     wrap(async (args) => {
       const r = await service.answerFromCard(args);
-      const text = `${r.interaction.id} ${args.action} by the person: ${r.interaction.state}${r.repeated ? " (identical repeat; nothing resent)" : ""}`;
-      return ok(text, { request_id: r.interaction.id, state: r.interaction.state, answered_by: r.interaction.answered_by, ...(r.repeated ? { repeated: true } : {}) });
+      return ok(answeredText(r, args.action, "person"), { request_id: r.interaction.id, state: r.interaction.state, answered_by: r.interaction.answered_by, ...(r.repeated ? { repeated: true } : {}) });
     }),
   ));
   forViewHostsOnly(server, respond);

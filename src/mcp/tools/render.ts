@@ -293,7 +293,14 @@ export function sentText(r: { action: string; task: TaskRow }): string {
 
 const repeatNote = (repeated: boolean) => (repeated ? " (identical repeat; nothing resent)" : "");
 
-export function answeredText(r: { interaction: { id: string; state: string }; repeated: boolean }, action: string): string {
+/** The card's one line: the task's state and what it does now, or that nothing changed since the card's version. */
+export function cardText(taskId: string, c: { state: string; doing: string } | null): string {
+  return c ? `${taskId} ${c.state}: ${c.doing}` : `${taskId} unchanged`;
+}
+
+/** An answer taken: the model is told to wait next; the card (the person) needs no next step. */
+export function answeredText(r: { interaction: { id: string; state: string }; repeated: boolean }, action: string, by: "supervisor" | "person" = "supervisor"): string {
+  if (by === "person") return `${r.interaction.id} ${action} by the person: ${r.interaction.state}${repeatNote(r.repeated)}`;
   return `${r.interaction.id} ${action}: ${r.interaction.state}${repeatNote(r.repeated)}\nnext: codex_wait`;
 }
 
