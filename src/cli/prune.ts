@@ -60,7 +60,8 @@ function parse(args: string[]): PruneOptions | string {
   return o;
 }
 
-function fileBytes(path: string): number {
+/** The state file's size with its write-ahead log: what a prune can give back is measured on both. */
+export function fileBytes(path: string): number {
   let n = 0;
   for (const f of [path, `${path}-wal`]) {
     try {

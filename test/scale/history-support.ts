@@ -1,6 +1,5 @@
 // Test support for test:scale history cost: a large state built fast from real tasks (the real schema, rows copied from
 // tasks the real app-server ran, multiplied in one transaction), and a bridge opened on a given state file, timed.
-import { statSync } from "node:fs";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { InMemoryTransport } from "@modelcontextprotocol/sdk/inMemory.js";
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
@@ -45,17 +44,7 @@ export async function buildHistory(platform: Platform, path: string, source: str
   }
 }
 
-export const fileBytes = (path: string): number => {
-  let n = 0;
-  for (const f of [path, `${path}-wal`]) {
-    try {
-      n += statSync(f).size;
-    } catch {
-      // no such file
-    }
-  }
-  return n;
-};
+export { fileBytes } from "../../src/cli/prune.ts";
 
 export interface TimedBridge {
   bridge: Bridge;
