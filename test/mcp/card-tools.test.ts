@@ -5,23 +5,18 @@ import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { InMemoryTransport } from "@modelcontextprotocol/sdk/inMemory.js";
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import { afterEach, describe, expect, it } from "vitest";
-import { redactor } from "../../src/policy/redact.ts";
 import { getPlatform } from "../../platform/index.ts";
 import { modelVisibleTools } from "../../bench/standard-task.ts";
-import type { AppServerClient } from "../../src/codex/client.ts";
-import { builtinProfile } from "../../src/config/schema.ts";
 import { createMcpServer } from "../../src/mcp/server.ts";
-import type { CodexRuntime } from "../../src/runtime/app-server.ts";
-import { RuntimePool } from "../../src/runtime/pool.ts";
 import { BridgeService, type HealthReport } from "../../src/service/bridge.ts";
-import { MIGRATIONS } from "../../src/store/migrations.ts";
-import { openStateDatabase, type OpenedStore } from "../../src/store/open.ts";
+import type { OpenedStore } from "../../src/store/open.ts";
 import { Repo } from "../../src/store/repo.ts";
 import { TaskDomain } from "../../src/tasks/domain.ts";
 import { ArtifactReads } from "../../src/service/artifacts.ts";
 import { viewReads } from "../../src/views/reads.ts";
 import { CardKeys } from "../../src/tasks/card-keys.ts";
-import { fakeClient, type FakeClient } from "../support/fake-codex-client.ts";
+import type { FakeClient } from "../support/fake-codex-client.ts";
+import { runningTask } from "../support/running-task.ts";
 
 const TASK = "t_00000000ca";
 const THREAD = "thread-card";
@@ -54,23 +49,7 @@ const UI = { "io.modelcontextprotocol/ui": { mimeTypes: ["text/html;profile=mcp-
 /** A bridge with one running task; the client declares the MCP Apps extension unless `viewHost` is false. */
 async function setup(approvals: Approvals, opts: { viewHost?: boolean; clientName?: string } = {}): Promise<Setup> {
   const platform = await getPlatform();
-  const store = await openStateDatabase(platform, ":memory:", MIGRATIONS);
-  const repo = new Repo(store.db, redactor);
-  const codex = fakeClient("conn-card");
-  const runtime = { current: codex, loadedThreads: new Set<string>() };
-  const runtimes = new RuntimePool({ profiles: {}, env: {}, userHome: "/home/nobody", make: () => runtime as unknown as CodexRuntime });
-  const settings = {
-    projects: { demo: { id: "demo", cwd: ROOT } },
-    profiles: { default: { ...builtinProfile("default"), approvals } },
-    relay: { enabled: true, max_result_bytes: 4096 },
-    ackTimeoutMs: 1000,
-    maxWaitSeconds: 60,
-  };
-  const domain = new TaskDomain(repo, runtimes, settings);
-  repo.insertTask({ id: TASK, project_id: "demo", profile_id: "default", prompt: "build it", relay: true, model: null, effort: null, state: "completed" });
-  repo.updateTask(TASK, { thread_id: THREAD });
-  domain.recoverAfterRestart();
-  repo.updateTask(TASK, { state: "running", turn_id: "turn-1", connection_id: codex.connectionId });
+  const { store, repo, codex, domain, settings, ask } = await runningTask({ task: TASK, thread: THREAD, root: ROOT, connectionId: "conn-card", approvals });
   const logged: Setup["logged"] = [];
   const log = (_level: string, event: string, fields: Record<string, unknown> = {}) => void logged.push({ event, fields });
   const artifacts = new ArtifactReads({ maxArtifactBytes: 1024, inlineArtifactBytes: 1024, sensitivePaths: [] }, () => ({ cwd: ROOT, allowHardLinks: false }));
@@ -88,14 +67,7 @@ async function setup(approvals: Approvals, opts: { viewHost?: boolean; clientNam
     domain,
     logged,
     call: async (name, args) => (await client.callTool({ name, arguments: args })) as CallToolResult,
-    ask(rpcId) {
-      domain.onServerRequest(codex as unknown as AppServerClient, {
-        id: rpcId,
-        method: "item/commandExecution/requestApproval",
-        params: { threadId: THREAD, turnId: "turn-1", itemId: `call_${rpcId}`, command: "npm test", cwd: `${ROOT}/pkg`, reason: "run the tests", availableDecisions: ["accept", "decline", "cancel"] },
-      });
-      return repo.interactions(TASK).find((x) => x.rpc_id === rpcId)!.id;
-    },
+    ask: (rpcId) => ask(rpcId),
   };
   return open;
 }
