@@ -10,6 +10,12 @@
 //   check  <TAB> NAME <TAB> EXIT                     one pass or one fail
 import { existsSync, readFileSync } from "node:fs";
 
+// The first line of a failure message, short enough to read in the summary; the full text is in the step's output.
+function firstLine(message) {
+  const line = String(message ?? "").replace(/\x1b\[[0-9;]*m/g, "").split("\n").find((l) => l.trim()) ?? "";
+  return line.length > 300 ? `${line.slice(0, 300)}…` : line;
+}
+
 function vitestCounts(reportPath, exit) {
   if (!existsSync(reportPath)) return { passed: 0, failed: 1, note: "no JSON report (the run crashed before writing it)" };
   let report;
@@ -22,6 +28,12 @@ function vitestCounts(reportPath, exit) {
   let failed = report.numFailedTests ?? 0;
   const skipped = (report.numPendingTests ?? 0) + (report.numTodoTests ?? 0);
   const notes = [];
+  const failures = [];
+  for (const file of report.testResults ?? []) {
+    for (const t of file.assertionResults ?? []) {
+      if (t.status === "failed") failures.push(`${t.fullName ?? t.title}: ${firstLine((t.failureMessages ?? [])[0])}`);
+    }
+  }
   // A file that fails to load, or whose beforeAll throws, may fail without any failed test: count the file once.
   for (const file of report.testResults ?? []) {
     const failedTests = (file.assertionResults ?? []).filter((t) => t.status === "failed").length;
@@ -35,7 +47,7 @@ function vitestCounts(reportPath, exit) {
     notes.push(`vitest exited ${exit} with no failed test (unhandled error?)`);
   }
   if (skipped) notes.push(`${skipped} skipped`);
-  return { passed, failed, note: notes.join("; ") };
+  return { passed, failed, note: notes.join("; "), failures };
 }
 
 function bunCounts(outputPath, exit) {
@@ -49,7 +61,8 @@ function bunCounts(outputPath, exit) {
     failed = 1;
     notes.push(`bun test exited ${exit} with no failed test`);
   }
-  return { passed: Number(pass[1]), failed, note: notes.join("; ") };
+  const failures = [...text.matchAll(/^\(fail\) (.+?)(?: \[[\d.]+m?s\])?$/gm)].map((m) => m[1]);
+  return { passed: Number(pass[1]), failed, note: notes.join("; "), failures };
 }
 
 // deno test colours its output even into a file; its summary line reads, once the colours are stripped,
@@ -65,7 +78,9 @@ function denoCounts(outputPath, exit) {
     notes.push(`deno test exited ${exit} with no failed test`);
   }
   if (summary[3] && Number(summary[3]) > 0) notes.push(`${summary[3]} ignored`);
-  return { passed: Number(summary[1]), failed, note: notes.join("; ") };
+  // deno test's ERRORS section: "<test name> => <file>:<line>" and, a line later, "error: <message>".
+  const failures = [...text.matchAll(/^(.+?) => \S+:\d+:\d+\nerror: (.*)$/gm)].map((m) => `${m[1]}: ${firstLine(m[2])}`);
+  return { passed: Number(summary[1]), failed, note: notes.join("; "), failures: [...new Set(failures)] };
 }
 
 function main(ledgerPath) {
@@ -89,6 +104,7 @@ function main(ledgerPath) {
     passed += c.passed;
     failed += c.failed;
     rows.push(`  ${c.failed ? "FAIL" : "ok  "} ${name}: ${c.passed} passed, ${c.failed} failed${c.note ? ` (${c.note})` : ""}`);
+    for (const f of (c.failures ?? []).slice(0, 10)) rows.push(`       - ${f}`);
   }
   console.log("Summary:");
   for (const r of rows) console.log(r);

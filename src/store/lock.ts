@@ -4,7 +4,7 @@
 // The OS does not release them for us, so a lock left by a dead process is detected and taken over.
 import { chmodSync, closeSync, lstatSync, mkdirSync, openSync, readFileSync, readlinkSync, realpathSync, statSync, unlinkSync, writeSync } from "node:fs";
 import { hostname as osHostname, tmpdir, userInfo } from "node:os";
-import { dirname, join, resolve } from "node:path";
+import { basename, dirname, join, resolve } from "node:path";
 import { z } from "zod";
 import { StoreError } from "./errors.ts";
 
@@ -25,6 +25,8 @@ export interface HolderLock {
   /** The lock named after the database file's device and inode. */
   readonly identityPath: string;
   readonly holder: LockHolder;
+  /** This start created the database file (empty): no other start can have, as only the lock's holder creates it. */
+  readonly createdFile: boolean;
   /** Removes the lock files that are still ours. Idempotent. */
   release(): void;
 }
@@ -183,18 +185,48 @@ function prepareLockDir(dir: string, databasePath: string): void {
   }
 }
 
-/** The database file's identity; the file is created (empty, owner-only) when missing so that it has one. */
-function fileIdentity(databasePath: string): { real: string; id: string } {
-  try {
-    closeSync(openSync(databasePath, "a", 0o600));
-  } catch (err) {
-    // A state path that is a symlink to a file not yet created: Node creates the target, Deno does not; do it here.
-    if ((err as NodeJS.ErrnoException).code !== "ENOENT" || !lstatSync(databasePath).isSymbolicLink()) throw err;
-    closeSync(openSync(resolve(dirname(databasePath), readlinkSync(databasePath)), "a", 0o600));
+/** The database's real path, found without creating it: symlinks resolved, a missing file kept under its own name. */
+function prospectiveRealPath(databasePath: string): string {
+  let path = resolve(databasePath);
+  for (let hops = 0; hops < 40; hops++) {
+    try {
+      return realpathSync.native(path);
+    } catch (err) {
+      if ((err as NodeJS.ErrnoException).code !== "ENOENT") throw err;
+    }
+    let target: string;
+    try {
+      target = readlinkSync(path);
+    } catch {
+      return join(realpathSync.native(dirname(path)), basename(path));
+    }
+    path = resolve(dirname(path), target);
   }
-  const real = realpathSync.native(databasePath);
+  throw new Error("it is a chain of more than 40 symbolic links");
+}
+
+interface FileIdentity {
+  real: string;
+  id: string;
+  /** This call created the file (empty, owner-only). */
+  created: boolean;
+}
+
+/**
+ * The database file's identity, creating the file when missing so that it has one. Only the holder of its path lock
+ * may do so: a file another starter created and left empty would look like an emptied state to the winner.
+ */
+function fileIdentity(databasePath: string): FileIdentity {
+  const real = prospectiveRealPath(databasePath);
+  let created = false;
+  try {
+    closeSync(openSync(real, "wx", 0o600));
+    created = true;
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code !== "EEXIST") throw err;
+  }
   const st = statSync(real, { bigint: true });
-  return { real, id: `${st.dev}-${st.ino}` };
+  return { real, id: `${st.dev}-${st.ino}`, created };
 }
 
 /** The identity lock path for a database file (created empty if missing, like acquireHolderLock does). */
@@ -256,9 +288,9 @@ const IDENTITY_ATTEMPTS = 5;
  */
 export async function acquireHolderLock(databasePath: string, opts: AcquireLockOptions): Promise<HolderLock> {
   const lockDir = opts.identityLockDir ?? defaultIdentityLockDir();
-  const identify = (): { real: string; id: string } => {
+  const inspect = <T>(step: () => T): T => {
     try {
-      return fileIdentity(databasePath);
+      return step();
     } catch (err) {
       throw new StoreError(
         `Cannot create or inspect the state database ${databasePath}: ${(err as Error).message}. ` +
@@ -286,20 +318,28 @@ export async function acquireHolderLock(databasePath: string, opts: AcquireLockO
   };
 
   for (let tries = 1; ; tries++) {
-    const identity = identify();
-    const pathLock = `${identity.real}.lock`;
-    const idLock = join(lockDir, `${identity.id}.lock`);
+    const pathLock = `${inspect(() => prospectiveRealPath(databasePath))}.lock`;
     await acquireFile(pathLock, databasePath, attempt);
+    const identity = (() => {
+      try {
+        return inspect(() => fileIdentity(databasePath));
+      } catch (err) {
+        releaseFile(pathLock, attempt.content);
+        throw err;
+      }
+    })();
+    const idLock = join(lockDir, `${identity.id}.lock`);
     try {
       await acquireFile(idLock, databasePath, attempt);
     } catch (err) {
+      if (identity.created) unlinkQuietly(identity.real);
       releaseFile(pathLock, attempt.content);
       throw err;
     }
     // Replaced or re-pointed while we waited: lock the file that is there now.
-    const now = identify();
-    if ((now.id === identity.id && now.real === identity.real) || tries >= IDENTITY_ATTEMPTS) {
-      return makeLock(identity.real, pathLock, idLock, self, attempt.content);
+    const now = inspect(() => fileIdentity(databasePath));
+    if ((now.id === identity.id && `${now.real}.lock` === pathLock) || tries >= IDENTITY_ATTEMPTS) {
+      return makeLock(identity.real, pathLock, idLock, self, attempt.content, identity.created);
     }
     releaseFile(idLock, attempt.content);
     releaseFile(pathLock, attempt.content);
@@ -327,10 +367,11 @@ function installExitHook(): void {
   });
 }
 
-function makeLock(database: string, lockPath: string, identityPath: string, holder: LockHolder, content: string): HolderLock {
+function makeLock(database: string, lockPath: string, identityPath: string, holder: LockHolder, content: string, createdFile: boolean): HolderLock {
   let released = false;
   const lock: HolderLock = {
     database,
+    createdFile,
     path: lockPath,
     identityPath,
     holder,

@@ -1,6 +1,6 @@
 // Opens the state database the way every caller needs it: locked against a second bridge under any name, opened by its
 // one real name, WAL, owner-only file mode, migrated. Failures become one StoreError naming the path and the remedy.
-import { chmodSync, existsSync, mkdirSync, rmSync, statSync } from "node:fs";
+import { chmodSync, mkdirSync, rmSync, statSync } from "node:fs";
 import { dirname, resolve } from "node:path";
 import type { Database, Platform } from "../../platform/types.ts";
 import { acquireHolderLock, type HolderLock } from "./lock.ts";
@@ -122,9 +122,6 @@ export async function openStateDatabase(
     throw unusable(absolute, err);
   }
 
-  // Seen before the lock, which creates a missing file empty: an existing empty file is a state that lost its tasks.
-  const wasEmpty = existingEmpty(absolute);
-  const existed = wasEmpty || existsSync(absolute);
   let lock: HolderLock;
   try {
     lock = await acquireHolderLock(absolute, {
@@ -149,7 +146,8 @@ export async function openStateDatabase(
         absolute,
       );
     }
-    if (wasEmpty) refuseEmptyFile(absolute, real);
+    // Only the lock's holder creates the file: an empty one it did not create is a state that lost its tasks.
+    if (!lock.createdFile) refuseEmptyFile(absolute, real);
     db = await platform.openDatabase(real);
     db.exec(`PRAGMA busy_timeout=${Math.max(0, Math.floor(opts.busyTimeoutMs ?? 5000))}`);
     checkIntegrity(db, absolute, real, opts.integrity ?? "quick");
@@ -163,7 +161,7 @@ export async function openStateDatabase(
     try {
       db?.close();
       // A file this start created and never wrote would be refused as an emptied state next time: it goes.
-      if (!existed && existingEmpty(lock.database)) rmSync(lock.database, { force: true });
+      if (lock.createdFile && existingEmpty(lock.database)) rmSync(lock.database, { force: true });
     } finally {
       lock.release();
     }

@@ -242,8 +242,8 @@ describe("holder lock", () => {
     const results = await Promise.all(racers.map((r) => r.lines.next()));
     const winners = results.filter((line) => line.startsWith("LOCKED "));
     const losers = results.filter((line) => line.startsWith("ERROR StoreLockedError "));
-    expect(winners).toHaveLength(1);
-    expect(losers).toHaveLength(racers.length - 1);
+    expect(winners, results.join("\n")).toHaveLength(1);
+    expect(losers, results.join("\n")).toHaveLength(racers.length - 1);
     const winnerPid = winners[0]!.slice("LOCKED ".length);
     for (const line of losers) expect(line).toContain(`PID ${winnerPid}`);
     expect(JSON.parse(readFileSync(`${db}.lock`, "utf8")).pid).toBe(Number(winnerPid));
@@ -267,6 +267,28 @@ describe("holder lock", () => {
     expect((err as Error).message).toContain("PID 2222");
     expect(JSON.parse(readFileSync(`${db}.lock`, "utf8"))).toEqual(winner);
     expect(existsSync(`${db}.lock.takeover`)).toBe(false);
+  });
+
+  it("a starter refused by a live holder leaves a missing database file missing", async () => {
+    const db = freshDb();
+    // A live holder that has not created the file yet (it is between its lock and its first write).
+    writeFileSync(`${db}.lock`, JSON.stringify({ pid: process.pid, startedAt: new Date().toISOString(), hostname: hostname() }));
+    const err = await acquireHolderLock(db, { processAlive: () => true, waitMs: 0, identityLockDir: join(dir, "locks") }).catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(StoreLockedError);
+    // Had it created the file, the holder would meet an empty file it did not create, and take it for an emptied state.
+    expect(existsSync(db)).toBe(false);
+  });
+
+  it("a start after a refused starter meets no empty file of its making, and opens a fresh state", async () => {
+    const db = freshDb();
+    const holder = JSON.stringify({ pid: process.pid, startedAt: new Date().toISOString(), hostname: hostname() });
+    writeFileSync(`${db}.lock`, holder);
+    const refused = await open(db, { lockWaitMs: 0, pid: 999_999 }).catch((e: unknown) => e);
+    expect(refused).toBeInstanceOf(StoreLockedError);
+    // The holder goes away before it created the database (it crashed, or was a racer that lost in turn).
+    rmSync(`${db}.lock`);
+    const store = await open(db, { lockWaitMs: 0 });
+    expect(store.db.prepare("SELECT count(*) AS n FROM t").get()).toEqual({ n: 0 });
   });
 
   it("release leaves a lock alone that someone else has since taken", async () => {
