@@ -9,6 +9,10 @@ import { endEvent, requestEvent, stoppingEvent, type NotifyEvent } from "./event
 import type { Sink } from "./sinks.ts";
 
 const WINDOW_MS = 60_000;
+// Tasks whose last state and announcements are remembered; past this the least recently changed is forgotten, so a
+// bridge that runs for months holds a bounded set. A forgotten task that changes again is met as new: its open
+// requests may be announced once more, an end is announced only if it is a new turn's or a new state.
+const TRACKED_MAX = 1_000;
 // Events waiting for one sink beyond this are dropped (oldest first): a sink that is down must not hold memory.
 const QUEUE_MAX = 50;
 
@@ -17,6 +21,12 @@ export interface NoticeSource {
   onChange(fn: (taskId: string) => void): () => void;
   notice(taskId: string): TaskNotice | undefined;
   liveWork(): { tasks: string[]; pending: number };
+}
+
+interface Tracked {
+  state: string | undefined;
+  /** Request ids, and `end:<turn>:<state>` keys, already announced for this task. */
+  announced: Set<string>;
 }
 
 interface Lane {
@@ -28,8 +38,7 @@ interface Lane {
 
 export class Notifier {
   private readonly lanes: Lane[];
-  private readonly seen = new Map<string, string>();
-  private readonly announced = new Set<string>();
+  private readonly tracked = new Map<string, Tracked>();
   private readonly due = new Set<string>();
   private readonly sent: number[] = [];
   private dropped = 0;
@@ -84,20 +93,36 @@ export class Notifier {
   private checkTask(id: string): void {
     const n = this.source.notice(id);
     if (!n) return;
+    const t = this.track(id);
     for (const r of n.awaiting) {
-      if (this.announced.has(r.request_id)) continue;
-      this.announced.add(r.request_id);
+      if (t.announced.has(r.request_id)) continue;
+      t.announced.add(r.request_id);
       this.emit(requestEvent(n, r, this.settings.include_text));
     }
-    const before = this.seen.get(id);
-    this.seen.set(id, n.state);
+    const before = t.state;
+    t.state = n.state;
     if (!n.settled) return;
     // An end seen as it happens: a stored change of a task this bridge had not seen, or seen in another state (tasks
     // a restart settled are settled before the notifier starts, so they never wake it). Once per turn and state.
-    const key = `${id}:${n.turn_count}:${n.state}`;
-    if (before === n.state || this.announced.has(key)) return;
-    this.announced.add(key);
+    const key = `end:${n.turn_count}:${n.state}`;
+    if (before === n.state || t.announced.has(key)) return;
+    // A settled task's requests are answered or gone: only this end needs remembering.
+    t.announced = new Set([key]);
     this.emit(endEvent(n, this.settings.include_text));
+  }
+
+  /** This task's record, now the most recently changed; the least recently changed one goes past TRACKED_MAX. */
+  private track(id: string): Tracked {
+    const t = this.tracked.get(id) ?? { state: undefined, announced: new Set<string>() };
+    this.tracked.delete(id);
+    this.tracked.set(id, t);
+    if (this.tracked.size > TRACKED_MAX) this.tracked.delete(this.tracked.keys().next().value!);
+    return t;
+  }
+
+  /** How many tasks' states and announcements are held (bounded). */
+  get trackedTasks(): number {
+    return this.tracked.size;
   }
 
   private emit(e: NotifyEvent): void {

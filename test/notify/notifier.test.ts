@@ -11,7 +11,8 @@ import { tempDir } from "../support/temp-dir.ts";
 import { resolveNotify, type NotifyInput } from "../../src/config/notify-schema.ts";
 import type { LogFields } from "../../src/log.ts";
 import type { NotifyEvent } from "../../src/notify/event.ts";
-import { Notifier } from "../../src/notify/notifier.ts";
+import { Notifier, type NoticeSource } from "../../src/notify/notifier.ts";
+import type { TaskNotice } from "../../src/service/person.ts";
 import type { Sink } from "../../src/notify/sinks.ts";
 import { poll } from "../support/poll.ts";
 import { fakePerson, ROOT, TASK, THREAD, type FakePerson } from "../control/fake-person.ts";
@@ -106,6 +107,35 @@ describe("a lost task", () => {
 });
 
 describe("the desktop sink", () => {
+  it("over a long run holds a bounded number of tasks, and still announces each request and each end once", async () => {
+    const notices = new Map<string, TaskNotice>();
+    let changed: (id: string) => void = () => {};
+    const source: NoticeSource = {
+      onChange: (fn) => ((changed = fn), () => {}),
+      notice: (id) => notices.get(id),
+      liveWork: () => ({ tasks: [], pending: 0 }),
+    };
+    const sink = recorder();
+    const n = new Notifier(resolveNotify({ max_per_minute: 100_000 }), [sink], source, () => {});
+    n.start();
+    const base = { project_id: "demo", turn_count: 1, created_at: "2026-12-01T00:00:00.000Z", prompt: "p" };
+    const settle = () => new Promise((r) => setImmediate(r));
+    for (let i = 0; i < 3_000; i++) {
+      const task_id = `task-${i}`;
+      notices.set(task_id, { ...base, task_id, state: "waiting_for_approval", settled: false, awaiting: [{ request_id: `req-${i}`, kind: "command" }] });
+      changed(task_id);
+      await settle();
+      notices.set(task_id, { ...base, task_id, state: "completed", settled: true, awaiting: [] });
+      changed(task_id);
+      changed(task_id);
+      await settle();
+      notices.delete(task_id);
+    }
+    expect(sink.got.filter((e) => e.event === "request_pending")).toHaveLength(3_000);
+    expect(sink.got.filter((e) => e.event === "task_ended")).toHaveLength(3_000);
+    expect(n.trackedTasks).toBeLessThanOrEqual(1_000);
+  });
+
   it("uses notify-send where it is on PATH, with the content-free title and message", async () => {
     const dir = tempDir("notify-desktop-");
     const record = join(dir, "args.txt");
