@@ -178,7 +178,8 @@ export class CodexRuntime {
   }
 
   /**
-   * Kills the app-server (SIGKILL to its process group: a stopped or wedged one cannot refuse) and starts another.
+   * Kills the app-server (SIGKILL to its process group: a stopped or wedged one cannot refuse) and starts another;
+   * a shared one is only disconnected and attached to again.
    * Its tasks end connection_lost, saying `why`; its UNKNOWN outcomes settle as lost (nothing can take effect now).
    */
   async forceRestart(why: string): Promise<AppServerClient> {
@@ -188,7 +189,17 @@ export class CodexRuntime {
       c.kill("SIGKILL");
       await c.whenExited();
     }
-    return this.ensure();
+    if (!this.opts.shared) return this.ensure();
+    // A shared server is the person's: only the connection was dropped, and a stopped server takes no new one.
+    try {
+      return await this.ensure();
+    } catch (err) {
+      throw new SharedServerError(
+        `dropped the connection to the shared Codex app-server (pid ${this.sharedServer?.pid ?? "?"}), which the bridge never kills; ` +
+          `it did not take a new one (${(err as Error).message}). The bridge attaches again on next use once it answers: ` +
+          `resume it, or restart it with \`codex app-server daemon restart\``,
+      );
+    }
   }
 
   /** While the current app-server has not answered: "the app-server (pid N) has not answered for S s", else null. */

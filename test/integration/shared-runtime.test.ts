@@ -157,6 +157,45 @@ describe.skipIf(!unix)("runtime = \"shared\" on the real shared app-server", () 
     expect(appServersOn(home)).toEqual([back.pid]);
   }, 240_000);
 
+  it("a stopped shared server is reported as not answering; a forced restart drops only the connection, and once it runs again a recovery turn completes", async () => {
+    h.provider!.enqueue({ kind: "hang" });
+    const requestsBefore = h.provider!.requests.length;
+    const taskId = await startTask(h, "think until the server is stopped");
+    await h.provider!.waitForRequests(requestsBefore + 1, 30_000);
+    const pid = daemonPid(home)!;
+    process.kill(pid, "SIGSTOP");
+    try {
+      const stoppedAt = Date.now();
+      let health = "";
+      while (!/has not answered for \d+ s/.test(health) && Date.now() - stoppedAt < 60_000) {
+        health = resultText(await h.call("codex_health", {}));
+        if (!/has not answered/.test(health)) await new Promise((r) => setTimeout(r, 500));
+      }
+      expect(health).toMatch(/has not answered for \d+ s/);
+      const reportedMs = Date.now() - stoppedAt;
+      const forcedAt = Date.now();
+      const forced = await h.call("codex_runtime", { action: "restart", force: true });
+      const forcedMs = Date.now() - forcedAt;
+      // The person's server is not the bridge's to kill: it is still there, stopped, and the call did not hang on it.
+      expect(alive(pid)).toBe(true);
+      expect(forcedMs, resultText(forced)).toBeLessThan(60_000);
+      expect(forced.isError).toBe(true);
+      expect(resultText(forced)).toMatch(/dropped the connection to the shared Codex app-server \(pid \d+\), which the bridge never kills.*codex app-server daemon restart/s);
+      console.log(`[shared] stopped server reported by codex_health after ${reportedMs} ms; forced restart answered in ${forcedMs} ms: ${resultText(forced).slice(0, 200)}`);
+      const lost = await settled(h, taskId);
+      expect(lost.at(-1)!.state).toBe("connection_lost");
+    } finally {
+      process.kill(pid, "SIGCONT");
+    }
+    h.provider!.enqueue({ kind: "output", items: [{ type: "message", text: "carried on" }] });
+    const sent = sc(await h.call("codex_send", { task_id: taskId, message: "carry on" }));
+    expect(sent.action).toBe("recovery_turn");
+    expect((await settled(h, taskId)).at(-1)!.state).toBe("completed");
+    expect(sc(await h.call("codex_result", { task_id: taskId })).final_message).toBe("carried on");
+    expect(daemonPid(home)).toBe(pid);
+    expect(appServersOn(home)).toEqual([pid]);
+  }, 240_000);
+
   it("the bridge exits; the shared server and its threads stay", async () => {
     h.provider!.enqueue({ kind: "output", items: [{ type: "message", text: "kept" }] });
     const taskId = await startTask(h, "keep me");
