@@ -41,6 +41,25 @@ async function raw(name: string): Promise<RawSocketClient> {
   return c;
 }
 
+/** A task whose model request is out and never answered: the turn runs until the server goes away. */
+async function hangingTask(prompt: string): Promise<string> {
+  h.provider!.enqueue({ kind: "hang" });
+  const requestsBefore = h.provider!.requests.length;
+  const taskId = await startTask(h, prompt);
+  // Once the model request is out, so the hang is not left queued for the recovery turn.
+  await h.provider!.waitForRequests(requestsBefore + 1, 30_000);
+  return taskId;
+}
+
+/** codex_send on a connection_lost task starts a recovery turn, which completes with `text`. */
+async function recoveryTurn(taskId: string, message: string, text: string): Promise<void> {
+  h.provider!.enqueue({ kind: "output", items: [{ type: "message", text }] });
+  const sent = sc(await h.call("codex_send", { task_id: taskId, message }));
+  expect(sent.action).toBe("recovery_turn");
+  expect((await settled(h, taskId)).at(-1)!.state).toBe("completed");
+  expect(sc(await h.call("codex_result", { task_id: taskId })).final_message).toBe(text);
+}
+
 const turnDone = (threadId: string) => (m: RpcMessage) => m.method === "turn/completed" && m.params?.threadId === threadId;
 
 describe.skipIf(!unix)("runtime = \"shared\" on the real shared app-server", () => {
@@ -130,11 +149,7 @@ describe.skipIf(!unix)("runtime = \"shared\" on the real shared app-server", () 
   }, 120_000);
 
   it("the server killed mid-turn gives connection_lost; once the person starts it again the bridge re-attaches and a recovery turn completes", async () => {
-    h.provider!.enqueue({ kind: "hang" });
-    const requestsBefore = h.provider!.requests.length;
-    const taskId = await startTask(h, "hang until the server dies");
-    // Killed once the model request is out, so the hang is not left queued for the recovery turn.
-    await h.provider!.waitForRequests(requestsBefore + 1, 30_000);
+    const taskId = await hangingTask("hang until the server dies");
     await waitUntil(h, taskId, (s) => s.state === "running");
     const before = daemonPid(home)!;
     updaters.add(updaterPid(home)!);
@@ -146,22 +161,14 @@ describe.skipIf(!unix)("runtime = \"shared\" on the real shared app-server", () 
     const back = await daemonCommand(codexBin, h.env as Record<string, string>, "start");
     expect(back).toMatchObject({ status: "started" });
     updaters.add(updaterPid(home)!);
-    h.provider!.enqueue({ kind: "output", items: [{ type: "message", text: "recovered" }] });
-    const sent = sc(await h.call("codex_send", { task_id: taskId, message: "continue" }));
-    expect(sent.action).toBe("recovery_turn");
-    const after = await settled(h, taskId);
-    expect(after.at(-1)!.state).toBe("completed");
-    expect(sc(await h.call("codex_result", { task_id: taskId })).final_message).toBe("recovered");
+    await recoveryTurn(taskId, "continue", "recovered");
     expect(daemonPid(home)).toBe(back.pid);
     expect(h.bridge.runtimes.default.sharedServer).toMatchObject({ started_by: "already running", pid: back.pid });
     expect(appServersOn(home)).toEqual([back.pid]);
   }, 240_000);
 
   it("a stopped shared server is reported as not answering; a forced restart drops only the connection, and once it runs again a recovery turn completes", async () => {
-    h.provider!.enqueue({ kind: "hang" });
-    const requestsBefore = h.provider!.requests.length;
-    const taskId = await startTask(h, "think until the server is stopped");
-    await h.provider!.waitForRequests(requestsBefore + 1, 30_000);
+    const taskId = await hangingTask("think until the server is stopped");
     const pid = daemonPid(home)!;
     process.kill(pid, "SIGSTOP");
     try {
@@ -187,11 +194,7 @@ describe.skipIf(!unix)("runtime = \"shared\" on the real shared app-server", () 
     } finally {
       process.kill(pid, "SIGCONT");
     }
-    h.provider!.enqueue({ kind: "output", items: [{ type: "message", text: "carried on" }] });
-    const sent = sc(await h.call("codex_send", { task_id: taskId, message: "carry on" }));
-    expect(sent.action).toBe("recovery_turn");
-    expect((await settled(h, taskId)).at(-1)!.state).toBe("completed");
-    expect(sc(await h.call("codex_result", { task_id: taskId })).final_message).toBe("carried on");
+    await recoveryTurn(taskId, "carry on", "carried on");
     expect(daemonPid(home)).toBe(pid);
     expect(appServersOn(home)).toEqual([pid]);
   }, 240_000);
