@@ -320,14 +320,13 @@ export async function acquireHolderLock(databasePath: string, opts: AcquireLockO
   for (let tries = 1; ; tries++) {
     const pathLock = `${inspect(() => prospectiveRealPath(databasePath))}.lock`;
     await acquireFile(pathLock, databasePath, attempt);
-    const identity = (() => {
-      try {
-        return inspect(() => fileIdentity(databasePath));
-      } catch (err) {
-        releaseFile(pathLock, attempt.content);
-        throw err;
-      }
-    })();
+    let identity: FileIdentity;
+    try {
+      identity = inspect(() => fileIdentity(databasePath));
+    } catch (err) {
+      releaseFile(pathLock, attempt.content);
+      throw err;
+    }
     const idLock = join(lockDir, `${identity.id}.lock`);
     try {
       await acquireFile(idLock, databasePath, attempt);
