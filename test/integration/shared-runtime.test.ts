@@ -7,7 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { getPlatform } from "../../platform/index.ts";
 import { resultText, startHarness, type Harness } from "../../src/selftest/harness.ts";
 import { poll } from "../support/poll.ts";
-import { alive, daemonCommand, daemonPid, RawSocketClient, stopDaemonCompletely, updaterPid, type RpcMessage } from "../support/shared-codex.ts";
+import { alive, daemonCommand, daemonPid, RawSocketClient, stopDaemonCompletely, updaterPid, type DaemonStatus, type RpcMessage } from "../support/shared-codex.ts";
 import { nextRequest, sc, settled, startTask, waitUntil } from "../support/task-waits.ts";
 
 // Linux: the check that no second app-server runs reads /proc (the daemon itself also runs on macOS).
@@ -58,6 +58,20 @@ async function recoveryTurn(taskId: string, message: string, text: string): Prom
   expect(sent.action).toBe("recovery_turn");
   expect((await settled(h, taskId)).at(-1)!.state).toBe("completed");
   expect(sc(await h.call("codex_result", { task_id: taskId })).final_message).toBe(text);
+}
+
+/**
+ * The person starts the server again as they would: once more when Codex's own start gave up first ("failed to
+ * connect … Connection refused": its check of the new server can time out on a loaded machine; seen in a test run).
+ */
+async function personStarts(): Promise<{ answer: DaemonStatus; retried: boolean }> {
+  const env = h.env as Record<string, string>;
+  try {
+    return { answer: await daemonCommand(codexBin, env, "start"), retried: false };
+  } catch {
+    await new Promise((r) => setTimeout(r, 2_000));
+    return { answer: await daemonCommand(codexBin, env, "start"), retried: true };
+  }
 }
 
 const turnDone = (threadId: string) => (m: RpcMessage) => m.method === "turn/completed" && m.params?.threadId === threadId;
@@ -158,8 +172,9 @@ describe.skipIf(!unix)("runtime = \"shared\" on the real shared app-server", () 
     expect(lost.at(-1)!.state).toBe("connection_lost");
 
     // The person brings it back; the bridge attaches to that one on next use (it does not start its own).
-    const back = await daemonCommand(codexBin, h.env as Record<string, string>, "start");
-    expect(back).toMatchObject({ status: "started" });
+    const { answer: back, retried } = await personStarts();
+    // After a start that gave up, the server it launched may be up by the second try: still the person's start.
+    expect(retried ? ["started", "alreadyRunning"] : ["started"]).toContain(back.status);
     updaters.add(updaterPid(home)!);
     await recoveryTurn(taskId, "continue", "recovered");
     expect(daemonPid(home)).toBe(back.pid);
